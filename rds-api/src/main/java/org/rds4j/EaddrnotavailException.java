@@ -1,0 +1,17 @@
+package org.rds4j;
+
+/**
+ * The address is not one this stack can bind: it is not a local address of the machine (for TCP) or not
+ * among the stack's configured addresses.
+ */
+public class EaddrnotavailException extends RdsException {
+    private static final long serialVersionUID = 1L;
+
+    public EaddrnotavailException(String message) {
+        super(Errno.EADDRNOTAVAIL, message);
+    }
+
+    public EaddrnotavailException(String message, Throwable cause) {
+        super(Errno.EADDRNOTAVAIL, message, cause);
+    }
+}

@@ -1,0 +1,17 @@
+package org.rds4j;
+
+/**
+ * The option or transport is not available: an unknown socket option, or a transport name for which no
+ * implementation is on the class or module path.
+ */
+public class EnoprotooptException extends RdsException {
+    private static final long serialVersionUID = 1L;
+
+    public EnoprotooptException(String message) {
+        super(Errno.ENOPROTOOPT, message);
+    }
+
+    public EnoprotooptException(String message, Throwable cause) {
+        super(Errno.ENOPROTOOPT, message, cause);
+    }
+}

@@ -1,0 +1,129 @@
+package org.rds4j;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A Reliable Datagram Socket: one socket sends reliable, ordered datagrams to any RDS port on any host, and receives
+ * from all of them.
+ *
+ * <p>The life of a socket follows the kernel's {@code AF_RDS} sockets: {@link #open() open}, optionally set
+ * options, {@link #bind bind} to a local address (required before sending), then {@link #send send} and
+ * {@link #receive() receive} in any order, and {@link #close() close}. Messages from one socket to one destination
+ * arrive complete and in the order they were sent; there is no order between different senders.
+ *
+ * <pre>{@code
+ * try (RdsSocket s = RdsSocket.open()) {
+ *     s.bind(new InetSocketAddress("127.0.0.1", 4000));
+ *     s.send(ByteBuffer.wrap(bytes), new InetSocketAddress("127.0.0.2", 4000));
+ *     RdsDatagram d = s.receive();   // d.source(), d.payload()
+ * }
+ * }</pre>
+ *
+ * <p>Sockets are safe for use by several threads at once.
+ */
+public interface RdsSocket extends Closeable {
+
+    /** Opens a socket on the JVM-wide {@linkplain RdsStack#defaultStack() default stack}. */
+    static RdsSocket open() throws IOException {
+        return RdsStack.defaultStack().openSocket();
+    }
+
+    /** Opens a socket on the given stack. */
+    static RdsSocket open(RdsStack stack) throws IOException {
+        return stack.openSocket();
+    }
+
+    /**
+     * Binds the socket to a local address and RDS port. Port 0 picks a free port, as the kernel does.
+     *
+     * @throws EinvalException the address is the wildcard, multicast or broadcast, the port is the reserved port 1,
+     *         or the socket is already bound
+     * @throws EaddrinuseException another socket of this stack holds the address and port
+     * @throws EaddrnotavailException the address is not local to this stack
+     * @throws EnoprotooptException the chosen transport is not available
+     */
+    void bind(InetSocketAddress local) throws IOException;
+
+    /** The bound address and port, or {@code null} before {@link #bind}. */
+    InetSocketAddress localAddress();
+
+    /**
+     * Sends the remaining bytes of {@code payload} as one message to {@code destination}, and advances the buffer's
+     * position to its limit. Returns once the message is queued (RDS never waits for transmission); it is then
+     * delivered reliably, in order, across connection losses, until the socket is closed.
+     *
+     * <p>A blocking socket waits while the send buffer is full (up to {@code SO_SNDTIMEO}) or the destination port
+     * is congested; a non-blocking one fails instead.
+     *
+     * @return the number of payload bytes sent
+     * @throws EnotconnException the socket is not bound
+     * @throws EmsgsizeException the payload is larger than 1 MiB or than the send buffer budget
+     * @throws EagainException non-blocking and the send buffer is full
+     * @throws EnobufsException non-blocking and the destination port is congested
+     * @throws EtimedoutException blocking and {@code SO_SNDTIMEO} expired
+     * @throws EinvalException the destination is not a unicast address
+     * @throws EbadfException the socket is closed (also when closed while blocked here)
+     */
+    int send(ByteBuffer payload, InetSocketAddress destination) throws IOException;
+
+    /**
+     * Receives the next message, waiting for one if the socket is blocking.
+     *
+     * @throws EagainException non-blocking and no message is queued
+     * @throws EbadfException the socket is closed, also when closed while this call was waiting
+     */
+    RdsDatagram receive() throws IOException;
+
+    /**
+     * Receives the next message, waiting at most {@code timeout} for one (whether or not the socket is blocking).
+     *
+     * @return the message, or empty if none arrived in time
+     * @throws EbadfException the socket is closed, also when closed while this call was waiting
+     */
+    Optional<RdsDatagram> receive(Duration timeout) throws IOException;
+
+    /**
+     * Waits until every message this socket has sent so far has left its send buffer, that is, until the transport
+     * has taken responsibility for it. Call it before {@link #close()} when the last messages must not be dropped:
+     * like the kernel, closing a socket discards what it still has queued.
+     *
+     * @return true if the send buffer emptied in time
+     */
+    boolean awaitSent(Duration timeout) throws IOException;
+
+    /** Chooses blocking (the default) or non-blocking sends and receives. */
+    void configureBlocking(boolean blocking);
+
+    /** Whether sends and receives block. */
+    boolean isBlocking();
+
+    /**
+     * Sets a socket option from {@link RdsSocketOptions}.
+     *
+     * @throws EnoprotooptException the option is not an RDS socket option, or the transport does not exist
+     * @throws EopnotsuppException the transport was already chosen
+     * @throws EinvalException the value is out of range
+     */
+    <T> RdsSocket setOption(RdsSocketOption<T> option, T value) throws IOException;
+
+    /** Reads a socket option from {@link RdsSocketOptions}. */
+    <T> T getOption(RdsSocketOption<T> option) throws IOException;
+
+    /** The stack this socket belongs to. */
+    RdsStack stack();
+
+    /** Whether {@link #close()} has been called. */
+    boolean isOpen();
+
+    /**
+     * Closes the socket: wakes blocked calls (they fail with {@link EbadfException}), discards messages not yet
+     * delivered from its send buffer, and releases its port. Idempotent.
+     */
+    @Override
+    void close();
+}

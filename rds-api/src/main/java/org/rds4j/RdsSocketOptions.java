@@ -1,0 +1,43 @@
+package org.rds4j;
+
+import java.time.Duration;
+
+/**
+ * The socket options of an {@link RdsSocket}, named as in the kernel's RDS.
+ *
+ * <p>Buffer sizes follow the kernel's arithmetic exactly, so that numbers carry over: setting {@code SO_SNDBUF} to
+ * {@code v} makes the socket's buffer {@code 2v} (Linux doubles the value to leave room for bookkeeping), reading it
+ * back returns {@code 2v}, and RDS lets queued payload use half of the buffer, {@code v}. The defaults are the usual
+ * Linux ones, 212992, so a socket may hold 106496 payload bytes unsent and as many unread before its port is marked
+ * congested.
+ */
+public final class RdsSocketOptions {
+    private RdsSocketOptions() {
+    }
+
+    /**
+     * Send buffer size in bytes. Payload bytes count against half of it from {@code send()} until the message is
+     * released; a single message larger than half of it fails with {@link EmsgsizeException}.
+     */
+    public static final RdsSocketOption<Integer> SO_SNDBUF = new RdsSocketOption<>("SO_SNDBUF", Integer.class);
+
+    /**
+     * Receive buffer size in bytes. When more than half of it is queued unread, the socket's port is marked
+     * congested and senders are told to back off; a soft limit: messages in flight are still accepted.
+     */
+    public static final RdsSocketOption<Integer> SO_RCVBUF = new RdsSocketOption<>("SO_RCVBUF", Integer.class);
+
+    /**
+     * The transport by name ({@code "tcp"}, {@code "loopback"}); may be set once, before {@code bind}. Without it the
+     * socket uses its stack's default transport. Reading it returns {@code null} while no transport is chosen.
+     */
+    public static final RdsSocketOption<String> SO_RDS_TRANSPORT =
+            new RdsSocketOption<>("SO_RDS_TRANSPORT", String.class);
+
+    /**
+     * How long a blocking send may wait for send-buffer space; {@link Duration#ZERO} (the default) waits forever.
+     * Expiry fails the send with {@link EtimedoutException}.
+     */
+    public static final RdsSocketOption<Duration> SO_SNDTIMEO =
+            new RdsSocketOption<>("SO_SNDTIMEO", Duration.class);
+}

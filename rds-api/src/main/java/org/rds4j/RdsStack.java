@@ -1,0 +1,52 @@
+package org.rds4j;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.rds4j.spi.RdsStackProvider;
+
+/**
+ * One RDS host: its transports, transport listeners, connections to peers, congestion maps and threads, much like
+ * the kernel's RDS in one network namespace. Sockets of one stack share connections: N sockets talk to a peer host
+ * over one connection, not N.
+ *
+ * <p>Most programs use the JVM-wide {@link #defaultStack()}, which {@link RdsSocket#open()} picks. Tests and tools
+ * create several stacks in one JVM, one per simulated host (say 127.0.0.1 and 127.0.0.2), with
+ * {@link #create(RdsStackConfig)}.
+ */
+public interface RdsStack extends AutoCloseable {
+
+    /** The JVM-wide stack, created with default settings on first use and closed at JVM exit. */
+    static RdsStack defaultStack() {
+        return DefaultStackHolder.get();
+    }
+
+    /** Creates a new stack; close it when done. */
+    static RdsStack create(RdsStackConfig config) {
+        return provider().create(config);
+    }
+
+    /** Opens a socket on this stack. */
+    RdsSocket openSocket() throws IOException;
+
+    /** The configuration this stack was created with. */
+    RdsStackConfig config();
+
+    /**
+     * A snapshot of this stack's counters, named as the kernel's RDS statistics ({@code conn_reset},
+     * {@code recv_drop_old_seq}, {@code send_queued}, ...), in a stable order.
+     */
+    Map<String, Long> counters();
+
+    /** Closes every socket and connection of this stack and stops its threads. Idempotent. */
+    @Override
+    void close();
+
+    private static RdsStackProvider provider() {
+        return ServiceLoader.load(RdsStackProvider.class, RdsStack.class.getClassLoader())
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException(
+                        "no rds4j implementation found: add org.rds4j:rds-core and a transport "
+                                + "(rds-transport-tcp or rds-transport-loopback) to the class or module path"));
+    }
+}

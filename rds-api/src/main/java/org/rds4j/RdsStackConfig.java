@@ -1,0 +1,203 @@
+package org.rds4j;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The settings of one {@link RdsStack}. Defaults are those of the Linux kernel's RDS where the kernel has one.
+ *
+ * <pre>{@code
+ * RdsStack host = RdsStack.create(RdsStackConfig.builder()
+ *         .name("host-b")
+ *         .address(InetAddress.getByName("127.0.0.2"))
+ *         .tcpPort(17000)
+ *         .build());
+ * }</pre>
+ */
+public final class RdsStackConfig {
+    /** The IANA port of RDS over TCP, on which the kernel listens and connects. */
+    public static final int RDS_TCP_PORT = 16385;
+    /** Linux's usual {@code net.core.wmem_default} and {@code rmem_default}. */
+    public static final int DEFAULT_SOCKET_BUFFER = 212_992;
+
+    private final String name;
+    private final int tcpPort;
+    private final String defaultTransport;
+    private final Set<InetAddress> addresses;
+    private final Duration reconnectMinDelay;
+    private final Duration reconnectMaxDelay;
+    private final int defaultSendBuffer;
+    private final int defaultReceiveBuffer;
+    private final int maxSocketBuffer;
+    private final Map<String, String> properties;
+
+    private RdsStackConfig(Builder b) {
+        this.name = b.name;
+        this.tcpPort = b.tcpPort;
+        this.defaultTransport = b.defaultTransport;
+        this.addresses = Set.copyOf(b.addresses);
+        this.reconnectMinDelay = b.reconnectMinDelay;
+        this.reconnectMaxDelay = b.reconnectMaxDelay;
+        this.defaultSendBuffer = b.defaultSendBuffer;
+        this.defaultReceiveBuffer = b.defaultReceiveBuffer;
+        this.maxSocketBuffer = b.maxSocketBuffer;
+        this.properties = Map.copyOf(b.properties);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A name for logs and thread names. */
+    public String name() {
+        return name;
+    }
+
+    /** The TCP port the TCP transport listens on and connects to; 16385 unless changed. */
+    public int tcpPort() {
+        return tcpPort;
+    }
+
+    /**
+     * The transport sockets use when {@link RdsSocketOptions#SO_RDS_TRANSPORT} is not set, or {@code null}: then
+     * {@code "tcp"} if present, else {@code "loopback"}.
+     */
+    public String defaultTransport() {
+        return defaultTransport;
+    }
+
+    /** The local addresses sockets may bind; empty means any address the transport accepts. */
+    public Set<InetAddress> addresses() {
+        return addresses;
+    }
+
+    /** The first reconnect backoff ceiling (the kernel's {@code reconnect_min_delay_ms}). */
+    public Duration reconnectMinDelay() {
+        return reconnectMinDelay;
+    }
+
+    /** The largest reconnect backoff ceiling (the kernel's {@code reconnect_max_delay_ms}, 1 s). */
+    public Duration reconnectMaxDelay() {
+        return reconnectMaxDelay;
+    }
+
+    /** {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}). */
+    public int defaultSendBuffer() {
+        return defaultSendBuffer;
+    }
+
+    /** {@code SO_RCVBUF} of a new socket (the kernel's {@code rmem_default}). */
+    public int defaultReceiveBuffer() {
+        return defaultReceiveBuffer;
+    }
+
+    /**
+     * The largest value {@code SO_SNDBUF} and {@code SO_RCVBUF} accept before doubling (the kernel's
+     * {@code wmem_max}/{@code rmem_max}); larger values are capped, as in Linux.
+     */
+    public int maxSocketBuffer() {
+        return maxSocketBuffer;
+    }
+
+    /** Transport-specific settings, such as {@code tcp.native} (see each transport's documentation). */
+    public Map<String, String> properties() {
+        return properties;
+    }
+
+    /** A transport-specific setting, or the fallback. */
+    public String property(String key, String fallback) {
+        return properties.getOrDefault(key, fallback);
+    }
+
+    @Override
+    public String toString() {
+        return "RdsStackConfig[name=" + name + ", tcpPort=" + tcpPort + ", defaultTransport=" + defaultTransport
+                + ", addresses=" + addresses + "]";
+    }
+
+    /** Builds an {@link RdsStackConfig}. */
+    public static final class Builder {
+        private String name = "rds";
+        private int tcpPort = RDS_TCP_PORT;
+        private String defaultTransport;
+        private final Set<InetAddress> addresses = new LinkedHashSet<>();
+        private Duration reconnectMinDelay = Duration.ofMillis(1);
+        private Duration reconnectMaxDelay = Duration.ofSeconds(1);
+        private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
+        private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
+        private int maxSocketBuffer = 16 * 1024 * 1024;
+        private final Map<String, String> properties = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        public Builder tcpPort(int port) {
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("tcpPort must be 1..65535, was " + port);
+            }
+            this.tcpPort = port;
+            return this;
+        }
+
+        public Builder defaultTransport(String transport) {
+            this.defaultTransport = transport;
+            return this;
+        }
+
+        /** Adds a local address this stack owns; sockets may bind only its addresses once any is given. */
+        public Builder address(InetAddress address) {
+            this.addresses.add(Objects.requireNonNull(address, "address"));
+            return this;
+        }
+
+        public Builder reconnectDelays(Duration min, Duration max) {
+            if (min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
+                throw new IllegalArgumentException("need 0 < min <= max, was " + min + ", " + max);
+            }
+            this.reconnectMinDelay = min;
+            this.reconnectMaxDelay = max;
+            return this;
+        }
+
+        public Builder defaultSendBuffer(int bytes) {
+            this.defaultSendBuffer = positive(bytes, "defaultSendBuffer");
+            return this;
+        }
+
+        public Builder defaultReceiveBuffer(int bytes) {
+            this.defaultReceiveBuffer = positive(bytes, "defaultReceiveBuffer");
+            return this;
+        }
+
+        public Builder maxSocketBuffer(int bytes) {
+            this.maxSocketBuffer = positive(bytes, "maxSocketBuffer");
+            return this;
+        }
+
+        public Builder property(String key, String value) {
+            this.properties.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            return this;
+        }
+
+        public RdsStackConfig build() {
+            return new RdsStackConfig(this);
+        }
+
+        private static int positive(int v, String what) {
+            if (v <= 0) {
+                throw new IllegalArgumentException(what + " must be positive, was " + v);
+            }
+            return v;
+        }
+    }
+}

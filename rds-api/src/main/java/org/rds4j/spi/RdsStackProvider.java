@@ -1,0 +1,13 @@
+package org.rds4j.spi;
+
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+
+/**
+ * How the API finds its implementation: {@code rds-core} provides this service. Applications never call it;
+ * they use {@link RdsStack#create} and {@link org.rds4j.RdsSocket#open()}.
+ */
+public interface RdsStackProvider {
+    /** Creates a new stack with the given configuration. */
+    RdsStack create(RdsStackConfig config);
+}

@@ -1,0 +1,17 @@
+/**
+ * The RDS protocol: header codec, connection paths with sequence numbers and reconnection, congestion maps, sockets
+ * and stacks. Transports plug in through {@link org.rds4j.core.spi.RdsTransport}.
+ */
+module org.rds4j.core {
+    requires transitive org.rds4j.api;
+    requires org.slf4j;
+
+    exports org.rds4j.core;
+    exports org.rds4j.core.spi;
+    exports org.rds4j.core.wire;
+    exports org.rds4j.core.cong;
+    exports org.rds4j.core.conn;
+
+    uses org.rds4j.core.spi.RdsTransport;
+    provides org.rds4j.spi.RdsStackProvider with org.rds4j.core.CoreStackProvider;
+}

@@ -1,0 +1,319 @@
+package org.rds4j.core;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.rds4j.EnoprotooptException;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.conn.Addresses;
+import org.rds4j.core.conn.Connection;
+import org.rds4j.core.conn.ConnectionEnvironment;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.RdsTransport;
+import org.rds4j.core.spi.TransportConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One RDS host: sockets, the bind table, connections to peers, congestion maps, transports and the timer thread.
+ *
+ * <p>Threads: a stack owns one timer thread (reconnect delays); each transport owns its I/O threads; sockets are
+ * used by application threads. No thread of its own touches messages.
+ */
+public final class CoreStack implements RdsStack, ConnectionEnvironment {
+    private static final Logger log = LoggerFactory.getLogger(CoreStack.class);
+
+    /** RDS_MAX_MSG_SIZE: the largest payload a socket may send, and the largest a peer may send us. */
+    public static final int MAX_MESSAGE_SIZE = 1 << 20;
+
+    private final RdsStackConfig config;
+    private final Map<String, TransportBinding> transports;
+    private final String defaultTransport;
+    private final BindTable bindTable = new BindTable();
+    private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
+    private final Map<InetAddress, CongestionMap> localMaps = new ConcurrentHashMap<>();
+    private final Map<InetAddress, CongestionMap> peerMaps = new ConcurrentHashMap<>();
+    private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
+    private final RdsCounters counters = new RdsCounters();
+    private final ScheduledThreadPoolExecutor scheduler;
+    private volatile boolean closing;
+
+    public CoreStack(RdsStackConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.transports = new ConcurrentHashMap<>();
+        List<RdsTransport> found = new ArrayList<>();
+        for (RdsTransport t : ServiceLoader.load(RdsTransport.class, CoreStack.class.getClassLoader())) {
+            found.add(t);
+            transports.putIfAbsent(t.name(), new TransportBinding(this, t));
+        }
+        this.defaultTransport = config.defaultTransport() != null ? config.defaultTransport()
+                : found.stream().max(Comparator.comparingInt(RdsTransport::defaultPriority))
+                        .map(RdsTransport::name).orElse(null);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "rds4j-" + config.name() + "-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        log.debug("stack {} created with transports {} (default {})", config.name(), transports.keySet(),
+                defaultTransport);
+    }
+
+    @Override
+    public RdsSocket openSocket() throws IOException {
+        if (closing) {
+            throw new IllegalStateException("stack " + config.name() + " is closed");
+        }
+        CoreSocket s = new CoreSocket(this);
+        sockets.add(s);
+        return s;
+    }
+
+    @Override
+    public RdsStackConfig config() {
+        return config;
+    }
+
+    @Override
+    public Map<String, Long> counters() {
+        return counters.snapshot();
+    }
+
+    @Override
+    public RdsCounters statistics() {
+        return counters;
+    }
+
+    // ------------------------------------------------------------------------------------------------ sockets
+
+    /** The transport a socket uses when it chose none; null if no transport is installed. */
+    String defaultTransport() {
+        return defaultTransport;
+    }
+
+    TransportBinding transport(String name) throws EnoprotooptException {
+        TransportBinding b = name == null ? null : transports.get(name);
+        if (b == null) {
+            throw new EnoprotooptException("no RDS transport named '" + name + "' is installed (installed: "
+                    + transports.keySet() + "); add its module, such as rds-transport-tcp, to the class path");
+        }
+        return b;
+    }
+
+    boolean hasTransport(String name) {
+        return transports.containsKey(name);
+    }
+
+    BindTable bindTable() {
+        return bindTable;
+    }
+
+    void socketClosed(CoreSocket s) {
+        sockets.remove(s);
+    }
+
+    /** Whether {@code address} is this host's own: a socket of this stack is bound there. */
+    boolean isLocal(InetAddress address) {
+        return bindTable.hasAddress(address);
+    }
+
+    /** The connection to a peer over a transport, created on first use (on first send or first accept). */
+    Connection connection(InetAddress local, InetAddress peer, TransportBinding transport) throws IOException {
+        ConnectionKey key = new ConnectionKey(local, peer, transport.name());
+        Connection c = connections.get(key);
+        if (c == null) {
+            CongestionMap peerMap = peerMaps.computeIfAbsent(peer, a -> new CongestionMap());
+            Connection created = new Connection(local, peer, transport.name(), transport.instance(), this, peerMap);
+            c = connections.putIfAbsent(key, created);
+            if (c == null) {
+                c = created;
+                log.debug("new {}", c);
+            }
+        }
+        return c;
+    }
+
+    /**
+     * The kernel's accept rule. A connection from a larger address than ours is refused, and we connect to it
+     * instead (it was poking us because it has something to send); one from a smaller address is taken by the
+     * path if it is free.
+     */
+    ConnectionHandler accept(TransportBinding transport, TransportConnection tc) {
+        if (closing) {
+            return null;
+        }
+        InetAddress local = Addresses.normalize(tc.localAddress().getAddress());
+        InetAddress peer = Addresses.normalize(tc.remoteAddress().getAddress());
+        if (isLocal(peer) && !peer.equals(local)) {
+            log.debug("refusing a connection from {}, an address of this host", peer);
+            return null;
+        }
+        try {
+            Connection c = connection(local, peer, transport);
+            if (!Addresses.initiates(peer, local)) {
+                log.debug("{}: the larger address connected; connecting back", c);
+                c.path(0).connectIfDown();
+                return null;
+            }
+            return c.path(0).accept(tc);
+        } catch (IOException e) {
+            log.warn("cannot accept a connection from {}: {}", peer, e.toString());
+            return null;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ congestion
+
+    /** A socket's receive queue crossed its limit: mark its port and tell every peer of that address. */
+    void portCongestion(InetAddress local, int port, boolean congested) {
+        CongestionMap map = localMap(local);
+        boolean changed = congested ? map.set(port) : map.clear(port);
+        if (changed) {
+            for (Connection c : connections.values()) {
+                if (c.local().equals(local)) {
+                    c.queueCongestionUpdate();
+                }
+            }
+        }
+    }
+
+    /** The congestion map of a peer address, shared by all connections to it. */
+    CongestionMap peerMap(InetAddress peer) {
+        return peerMaps.computeIfAbsent(peer, a -> new CongestionMap());
+    }
+
+    // ------------------------------------------------------------------------------------------------ environment
+
+    @Override
+    public ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public CongestionMap localMap(InetAddress local) {
+        return localMaps.computeIfAbsent(local, a -> new CongestionMap());
+    }
+
+    @Override
+    public boolean hasSocket(InetAddress local, int port) {
+        return bindTable.lookup(local, port) != null;
+    }
+
+    @Override
+    public boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
+        CoreSocket s = bindTable.lookup(local, port);
+        if (s == null) {
+            return false;
+        }
+        if (!s.enqueue(source, port, payload)) {
+            counters.increment(Counter.RECV_DROP_DEAD_SOCK);
+        }
+        return true;
+    }
+
+    @Override
+    public long random(long bound) {
+        return ThreadLocalRandom.current().nextLong(bound);
+    }
+
+    @Override
+    public long reconnectMinNanos() {
+        return config.reconnectMinDelay().toNanos();
+    }
+
+    @Override
+    public long reconnectMaxNanos() {
+        return config.reconnectMaxDelay().toNanos();
+    }
+
+    @Override
+    public long maxPayload() {
+        return MAX_MESSAGE_SIZE;
+    }
+
+    @Override
+    public boolean isClosing() {
+        return closing;
+    }
+
+    // ------------------------------------------------------------------------------------------------ closing
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        for (CoreSocket s : new ArrayList<>(sockets)) {
+            s.close();
+        }
+        for (Connection c : connections.values()) {
+            c.shutdown();
+        }
+        for (TransportBinding t : transports.values()) {
+            t.close();
+        }
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log.debug("stack {} closed", config.name());
+    }
+
+    /** Connections of this stack, for tools and tests. */
+    public List<Connection> connections() {
+        return new ArrayList<>(connections.values());
+    }
+
+    @Override
+    public String toString() {
+        return "RdsStack[" + config.name() + "]";
+    }
+
+    private static final class ConnectionKey {
+        final InetAddress local;
+        final InetAddress peer;
+        final String transport;
+
+        ConnectionKey(InetAddress local, InetAddress peer, String transport) {
+            this.local = local;
+            this.peer = peer;
+            this.transport = transport;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof ConnectionKey)) {
+                return false;
+            }
+            ConnectionKey k = (ConnectionKey) o;
+            return local.equals(k.local) && peer.equals(k.peer) && transport.equals(k.transport);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(local, peer, transport);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package org.rds4j.core;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A stack's statistics, named and ordered as the kernel's RDS counters ({@code rds-info -c}) so that the numbers of
+ * an rds4j host and a Linux host can be read side by side. Only counters rds4j has a meaning for are kept.
+ */
+public final class RdsCounters {
+
+    /** The counters, in the kernel's order. */
+    public enum Counter {
+        /** A connection path was reset (dropped) and will reconnect. */
+        CONN_RESET("conn_reset"),
+        /** A retransmitted message the receiver already had was dropped. */
+        RECV_DROP_OLD_SEQ("recv_drop_old_seq"),
+        /** A message arrived for a port no socket is bound to. */
+        RECV_DROP_NO_SOCK("recv_drop_no_sock"),
+        /** A message arrived for a socket that was closing. */
+        RECV_DROP_DEAD_SOCK("recv_drop_dead_sock"),
+        /** A message was returned by {@code receive()}. */
+        RECV_DELIVERED("recv_delivered"),
+        /** A message was queued on a socket. */
+        RECV_QUEUED("recv_queued"),
+        /** A ping (message to port 0) was answered. */
+        RECV_PING("recv_ping"),
+        /** {@code send()} found the send buffer full. */
+        SEND_QUEUE_FULL("send_queue_full"),
+        /** A message was queued for sending. */
+        SEND_QUEUED("send_queued"),
+        /** A pong or multipath probe was queued. */
+        SEND_PONG("send_pong"),
+        /** A congestion-map update was queued for sending. */
+        CONG_UPDATE_QUEUED("cong_update_queued"),
+        /** A peer's congestion map arrived. */
+        CONG_UPDATE_RECEIVED("cong_update_received"),
+        /** A non-blocking send failed with ENOBUFS: the destination port was congested. */
+        CONG_SEND_ERROR("cong_send_error"),
+        /** A blocking send waited for a congested port. */
+        CONG_SEND_BLOCKED("cong_send_blocked"),
+        /** Payload bytes queued on sockets. */
+        RECV_BYTES_ADDED_TO_SOCK("recv_bytes_added_to_sock"),
+        /** Payload bytes taken off sockets. */
+        RECV_BYTES_FREED_FROMSOCK("recv_bytes_freed_fromsock"),
+        /** rds4j: messages sent again after a path reset (the kernel counts no such thing over TCP). */
+        SEND_RETRANSMITTED("send_retransmitted"),
+        /** rds4j: a peer sent a stream that is not RDS (the connection was dropped). */
+        RECV_PROTOCOL_ERROR("recv_protocol_error");
+
+        private final String kernelName;
+
+        Counter(String kernelName) {
+            this.kernelName = kernelName;
+        }
+
+        /** The name {@code rds-info -c} prints. */
+        public String kernelName() {
+            return kernelName;
+        }
+    }
+
+    private final LongAdder[] values = new LongAdder[Counter.values().length];
+
+    public RdsCounters() {
+        for (int i = 0; i < values.length; i++) {
+            values[i] = new LongAdder();
+        }
+    }
+
+    public void increment(Counter c) {
+        values[c.ordinal()].increment();
+    }
+
+    public void add(Counter c, long n) {
+        values[c.ordinal()].add(n);
+    }
+
+    public long get(Counter c) {
+        return values[c.ordinal()].sum();
+    }
+
+    /** A snapshot, keyed by kernel name, in the kernel's order. */
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (Counter c : Counter.values()) {
+            m.put(c.kernelName(), get(c));
+        }
+        return m;
+    }
+}

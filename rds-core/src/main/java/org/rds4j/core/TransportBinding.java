@@ -1,0 +1,69 @@
+package org.rds4j.core;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.RdsTransport;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.TransportHost;
+import org.rds4j.core.spi.TransportInstance;
+
+/** One transport as used by one stack: the instance, the addresses it listens on, and the stack as its host. */
+final class TransportBinding implements TransportHost {
+    private final CoreStack stack;
+    private final RdsTransport transport;
+    private final Set<InetAddress> listening = new HashSet<>();
+    private TransportInstance instance;
+
+    TransportBinding(CoreStack stack, RdsTransport transport) {
+        this.stack = stack;
+        this.transport = transport;
+    }
+
+    String name() {
+        return transport.name();
+    }
+
+    synchronized TransportInstance instance() throws IOException {
+        if (instance == null) {
+            instance = transport.open(this);
+        }
+        return instance;
+    }
+
+    /**
+     * Listens on {@code address} from the first bind on it until the stack closes: like the kernel, which listens
+     * on every address at once, a host stays reachable while it lives even when no socket is bound for a moment.
+     */
+    synchronized void ensureListening(InetAddress address) throws IOException {
+        if (!listening.contains(address)) {
+            instance().listen(address);
+            listening.add(address);
+        }
+    }
+
+    synchronized void close() {
+        if (instance != null) {
+            instance.close();
+        }
+    }
+
+    @Override
+    public RdsStackConfig config() {
+        return stack.config();
+    }
+
+    @Override
+    public ConnectionHandler accept(TransportConnection connection) {
+        return stack.accept(this, connection);
+    }
+
+    @Override
+    public ScheduledExecutorService scheduler() {
+        return stack.scheduler();
+    }
+}

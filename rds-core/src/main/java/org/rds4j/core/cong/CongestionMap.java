@@ -1,0 +1,109 @@
+package org.rds4j.core.cong;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The congestion bitmap of one IP address: one bit per RDS port, set while that port's receiver holds more unread
+ * bytes than its receive buffer allows. Senders test the bit of the destination port before queueing.
+ *
+ * <p>The layout is the kernel's, because the 8192 bytes travel verbatim in congestion-map messages: port {@code p}
+ * is bit {@code p % 8} (least significant first) of byte {@code p / 8}. Port 4000 is byte 500, mask 0x01.
+ *
+ * <p>Thread-safe: bits are read and written under the map's monitor; the generation counter lets waiters notice
+ * any change.
+ */
+public final class CongestionMap {
+    /** 65536 ports, one bit each. */
+    public static final int BYTES = 8192;
+
+    private final byte[] bits = new byte[BYTES];
+    private long generation;
+
+    /** Whether {@code port} is marked congested. */
+    public synchronized boolean isCongested(int port) {
+        return (bits[port >>> 3] & (1 << (port & 7))) != 0;
+    }
+
+    /** Marks {@code port}; returns whether the bit changed. */
+    public synchronized boolean set(int port) {
+        int mask = 1 << (port & 7);
+        if ((bits[port >>> 3] & mask) != 0) {
+            return false;
+        }
+        bits[port >>> 3] |= (byte) mask;
+        changed();
+        return true;
+    }
+
+    /** Clears {@code port}; returns whether the bit changed. */
+    public synchronized boolean clear(int port) {
+        int mask = 1 << (port & 7);
+        if ((bits[port >>> 3] & mask) == 0) {
+            return false;
+        }
+        bits[port >>> 3] &= (byte) ~mask;
+        changed();
+        return true;
+    }
+
+    /** Replaces the whole map with the 8192 bytes of a received congestion-map message. */
+    public synchronized void replace(ByteBuffer wire) {
+        if (wire.remaining() != BYTES) {
+            throw new IllegalArgumentException("a congestion map is " + BYTES + " bytes, not " + wire.remaining());
+        }
+        wire.duplicate().get(bits);
+        changed();
+    }
+
+    /** Copies the map's 8192 bytes, as they go on the wire, into {@code dst}. */
+    public synchronized void copyTo(byte[] dst) {
+        System.arraycopy(bits, 0, dst, 0, BYTES);
+    }
+
+    /** A counter that moves on every change; waiters compare it to see that something happened. */
+    public synchronized long generation() {
+        return generation;
+    }
+
+    /** Waits until {@code port} is clear or {@code timeoutNanos} pass; returns whether it is clear. */
+    public synchronized boolean awaitClear(int port, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (isCongested(port)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            wait(Math.max(1, left / 1_000_000), 0);
+        }
+        return true;
+    }
+
+    /** Wakes everyone waiting on this map (also used when a waiting socket closes). */
+    public synchronized void wakeAll() {
+        notifyAll();
+    }
+
+    private void changed() {
+        generation++;
+        notifyAll();
+    }
+
+    /** The congested ports, for logs and tests. */
+    public synchronized int[] congestedPorts() {
+        int n = 0;
+        for (byte b : bits) {
+            n += Integer.bitCount(b & 0xFF);
+        }
+        int[] ports = new int[n];
+        int k = 0;
+        for (int i = 0; i < BYTES && k < n; i++) {
+            int b = bits[i] & 0xFF;
+            for (int bit = 0; b != 0 && bit < 8; bit++) {
+                if ((b & (1 << bit)) != 0) {
+                    ports[k++] = i * 8 + bit;
+                }
+            }
+        }
+        return ports;
+    }
+}

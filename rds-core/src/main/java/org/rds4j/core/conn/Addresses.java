@@ -1,0 +1,67 @@
+package org.rds4j.core.conn;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/** Address rules of RDS that decide who connects. */
+public final class Addresses {
+    private Addresses() {
+    }
+
+    /**
+     * Compares two addresses as the kernel does: as 128-bit unsigned big-endian numbers, IPv4 as v4-mapped IPv6,
+     * which for two IPv4 addresses is their comparison as unsigned 32-bit numbers.
+     */
+    public static int compare(InetAddress a, InetAddress b) {
+        byte[] x = mapped(a);
+        byte[] y = mapped(b);
+        for (int i = 0; i < 16; i++) {
+            int c = Integer.compare(x[i] & 0xFF, y[i] & 0xFF);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Whether the host at {@code local} opens (and reopens) the transport connection to {@code peer}: only the
+     * numerically smaller address keeps connections it initiates.
+     */
+    public static boolean initiates(InetAddress local, InetAddress peer) {
+        return compare(local, peer) < 0;
+    }
+
+    /** Turns a v4-mapped IPv6 address (as the kernel's dual-stack listener reports peers) into IPv4. */
+    public static InetAddress normalize(InetAddress a) {
+        if (a instanceof Inet6Address) {
+            byte[] b = a.getAddress();
+            boolean mapped = b[10] == (byte) 0xFF && b[11] == (byte) 0xFF;
+            for (int i = 0; i < 10 && mapped; i++) {
+                mapped = b[i] == 0;
+            }
+            if (mapped) {
+                try {
+                    return InetAddress.getByAddress(new byte[] {b[12], b[13], b[14], b[15]});
+                } catch (UnknownHostException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
+        return a;
+    }
+
+    private static byte[] mapped(InetAddress a) {
+        byte[] raw = a.getAddress();
+        if (a instanceof Inet4Address) {
+            byte[] m = new byte[16];
+            m[10] = (byte) 0xFF;
+            m[11] = (byte) 0xFF;
+            System.arraycopy(raw, 0, m, 12, 4);
+            return m;
+        }
+        return raw;
+    }
+}

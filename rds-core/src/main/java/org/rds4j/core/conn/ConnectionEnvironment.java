@@ -1,0 +1,44 @@
+package org.rds4j.core.conn;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ScheduledExecutorService;
+import org.rds4j.core.RdsCounters;
+import org.rds4j.core.cong.CongestionMap;
+
+/** What connections need from their stack: sockets to deliver to, maps, counters, timers. */
+public interface ConnectionEnvironment {
+
+    RdsCounters statistics();
+
+    /** The stack's timer thread, for reconnect delays. */
+    ScheduledExecutorService scheduler();
+
+    /** The congestion map of a local address (ours, sent to peers). */
+    CongestionMap localMap(InetAddress local);
+
+    /** Whether a socket is bound at {@code local:port}, so a payload buffer is worth allocating. */
+    boolean hasSocket(InetAddress local, int port);
+
+    /**
+     * Queues a received message on the socket bound at {@code local:port}.
+     *
+     * @param payload position 0, limit = length; handed over to the socket
+     * @return false if no socket is bound there (the message is dropped)
+     */
+    boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload);
+
+    /** A uniformly random value in {@code [0, bound)}, for backoff jitter. */
+    long random(long bound);
+
+    long reconnectMinNanos();
+
+    long reconnectMaxNanos();
+
+    /** The largest payload accepted from a peer (1 MiB: what any RDS sender may send). */
+    long maxPayload();
+
+    /** Whether the stack is closing: no more reconnects. */
+    boolean isClosing();
+}

@@ -1,0 +1,460 @@
+package org.rds4j.core.conn;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.wire.ExtensionHeaders;
+import org.rds4j.core.wire.RdsHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One path of a connection: at most one transport connection at a time, the queue of messages to send on it, the
+ * messages written but not yet released, and the two sequence counters. The kernel's {@code rds_conn_path}.
+ *
+ * <p>Sequence numbers belong to the path, not to a transport connection: they survive reconnects, so that messages
+ * sent again after a drop keep their numbers (and carry {@link RdsHeader#FLAG_RETRANSMITTED}) and the receiver can
+ * drop those it already has. Transmit starts at 1; the receiver starts expecting 0.
+ *
+ * <p>Threads: user threads queue messages; the transport's I/O thread of the current connection transmits and
+ * receives; the stack's timer reconnects. All path state is guarded by this object's monitor, held briefly. Lock
+ * order: a path may call into a socket (to release send-buffer space) while holding its monitor; sockets never call
+ * into a path while holding theirs.
+ */
+public final class ConnectionPath {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
+
+    /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
+    public static final int PROBE_PORT = 1;
+    static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+
+    private final Connection connection;
+    private final int index;
+    private final ConnectionEnvironment env;
+    private final ReconnectBackoff backoff;
+
+    private final ArrayDeque<OutgoingMessage> sendQueue = new ArrayDeque<>();
+    private final ArrayDeque<OutgoingMessage> sentQueue = new ArrayDeque<>();
+    private final RdsHeader txHeader = new RdsHeader();
+    private final ByteBuffer txHeaderBytes = ByteBuffer.allocate(RdsHeader.SIZE);
+    private final byte[] congestionSnapshot = new byte[CongestionMap.BYTES];
+
+    private PathState state = PathState.DOWN;
+    private PathConnection current;
+    private boolean reconnectPending;
+    private boolean congestionUpdateQueued;
+    private boolean shutdown;
+    private long nextTxSeq = 1;
+    private long nextRxSeq;
+    private long resets;
+
+    ConnectionPath(Connection connection, int index) {
+        this.connection = connection;
+        this.index = index;
+        this.env = connection.env();
+        this.backoff = new ReconnectBackoff(env.reconnectMinNanos(), env.reconnectMaxNanos(), env::random);
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public synchronized PathState state() {
+        return state;
+    }
+
+    public synchronized long nextTxSeq() {
+        return nextTxSeq;
+    }
+
+    public synchronized long nextRxSeq() {
+        return nextRxSeq;
+    }
+
+    /** Messages queued and not yet written, plus written and not yet released. */
+    public synchronized int queuedMessages() {
+        return sendQueue.size() + sentQueue.size();
+    }
+
+    /** How many times this path was reset. */
+    public synchronized long resets() {
+        return resets;
+    }
+
+    // ------------------------------------------------------------------------------------------------ sending
+
+    /**
+     * Queues a message, giving it the next sequence number, and starts transmission: at once if the path is up,
+     * after connecting if it is down.
+     */
+    public void enqueue(OutgoingMessage m) {
+        PathConnection kick;
+        synchronized (this) {
+            m.sequence = nextTxSeq++;
+            sendQueue.addLast(m);
+            kick = kickLocked();
+        }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    /** Asks for a congestion-map message ahead of the queued messages. */
+    void queueCongestionUpdate() {
+        PathConnection kick;
+        synchronized (this) {
+            if (state != PathState.UP) {
+                return;            // every path that comes up sends the current map first anyway
+            }
+            congestionUpdateQueued = true;
+            env.statistics().increment(Counter.CONG_UPDATE_QUEUED);
+            kick = current;
+        }
+        kick.requestTransmit();
+    }
+
+    /** Returns the connection to kick if up; starts connecting if down. Caller holds the monitor. */
+    private PathConnection kickLocked() {
+        if (state == PathState.UP) {
+            return current;
+        }
+        if (state == PathState.DOWN && !reconnectPending) {
+            connectLocked();
+        }
+        return null;
+    }
+
+    /** Called on the transport's I/O thread: write queued frames while the connection has room. */
+    void transmit(PathConnection pc, FrameSink sink) {
+        synchronized (this) {
+            if (pc != current || state != PathState.UP) {
+                return;
+            }
+            if (congestionUpdateQueued) {
+                congestionUpdateQueued = false;
+                writeCongestionMap(sink);
+            }
+            OutgoingMessage m;
+            while (sink.isWritable() && (m = sendQueue.pollFirst()) != null) {
+                if (m.owner != null && m.owner.isClosed()) {
+                    m.owner.released(m);      // closing a socket discards what it has queued, as in the kernel
+                    continue;
+                }
+                m.header(txHeader);
+                txHeaderBytes.clear();
+                txHeader.encode(txHeaderBytes);
+                txHeaderBytes.flip();
+                sink.write(txHeaderBytes, m.payload);
+                m.streamEnd = sink.streamOffset();
+                sentQueue.addLast(m);
+            }
+        }
+    }
+
+    /**
+     * The congestion map goes first on every new connection and after every change: sequence 0, no ports, flags
+     * exactly {@link RdsHeader#FLAG_CONG_BITMAP}, the 8192 bytes of the local address's map. It takes no sequence
+     * number and is never resent; a fresh one follows any reconnect.
+     */
+    private void writeCongestionMap(FrameSink sink) {
+        connection.localMap().copyTo(congestionSnapshot);
+        txHeader.clear().length(CongestionMap.BYTES).flags(RdsHeader.FLAG_CONG_BITMAP);
+        txHeaderBytes.clear();
+        txHeader.encode(txHeaderBytes);
+        txHeaderBytes.flip();
+        sink.write(txHeaderBytes, ByteBuffer.wrap(congestionSnapshot));
+    }
+
+    /**
+     * Bytes up to {@code streamOffset} left the transport: release the messages they completed. Messages are freed
+     * in order, so a socket's send-buffer space comes back in the order it was taken.
+     */
+    void transmitted(PathConnection pc, long streamOffset) {
+        synchronized (this) {
+            if (pc != current) {
+                return;
+            }
+            OutgoingMessage m;
+            while ((m = sentQueue.peekFirst()) != null && m.streamEnd <= streamOffset) {
+                sentQueue.pollFirst();
+                if (m.owner != null) {
+                    m.owner.released(m);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ receiving
+
+    /** Whether a message with this header would be dropped as a duplicate; a check, no state change. */
+    synchronized boolean isDuplicate(RdsHeader h) {
+        return h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0;
+    }
+
+    /**
+     * A complete message (not a congestion map) arrived on this path. The kernel's rule for duplicates: drop it if
+     * it is marked retransmitted and its number is below the next expected; otherwise take it, and expect the number
+     * after it next, even if that moves backwards (a restarted peer starts again at 1).
+     *
+     * @param payload position = length (filled), or {@code null} if the decoder skipped it
+     */
+    void receive(RdsHeader h, ByteBuffer payload) {
+        synchronized (this) {
+            if (isDuplicate(h)) {
+                env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
+                return;
+            }
+            nextRxSeq = h.sequence() + 1;
+        }
+        int sport = h.sourcePort();
+        int dport = h.destinationPort();
+        if (dport == 0) {
+            if (sport != 0) {                       // a pong to port 0 would answer itself forever: ignore it
+                env.statistics().increment(Counter.RECV_PING);
+                answerPing(sport);
+                if (sport == PROBE_PORT) {
+                    handshake(h);
+                }
+            }
+            return;
+        }
+        if (sport == 0 && dport == PROBE_PORT) {     // the pong to a multipath probe is the protocol's own
+            handshake(h);
+            return;
+        }
+        if (payload == null && h.length() > 0) {
+            env.statistics().increment(Counter.RECV_DROP_NO_SOCK);
+            return;
+        }
+        ByteBuffer data = payload == null ? EMPTY : payload.flip();
+        if (!env.deliver(connection.local(), dport, connection.source(sport), data)) {
+            env.statistics().increment(Counter.RECV_DROP_NO_SOCK);
+        }
+    }
+
+    /** A pong goes back on the same path, unless the pinging port is congested at the peer. */
+    private void answerPing(int pingSourcePort) {
+        if (connection.peerMap().isCongested(pingSourcePort)) {
+            return;
+        }
+        env.statistics().increment(Counter.SEND_PONG);
+        enqueue(OutgoingMessage.pong(pingSourcePort, Connection.SUPPORTED_PATHS));
+    }
+
+    /** Reads the multipath handshake extensions of a probe ping or pong. */
+    private void handshake(RdsHeader h) {
+        long npaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.NPATHS);
+        connection.peerPaths(npaths <= 0 ? 1 : (int) Math.min(npaths, 8));
+        long gen = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.GEN_NUM);
+        if (gen > 0) {
+            connection.peerGeneration(gen);
+        }
+    }
+
+    /** A congestion map arrived: replace the peer's map and wake senders waiting on it. */
+    void receiveCongestionMap(ByteBuffer map) {
+        map.flip();
+        connection.peerMap().replace(map);
+        env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
+    }
+
+    // ------------------------------------------------------------------------------------------------ connecting
+
+    /** Opens a transport connection, or on the larger address pokes the peer. Caller holds the monitor. */
+    private void connectLocked() {
+        if (shutdown || env.isClosing()) {
+            return;
+        }
+        state = PathState.CONNECTING;
+        PathConnection attempt = new PathConnection(this);
+        current = attempt;
+        log.debug("{} path {}: connecting", connection, index);
+        connection.transport().connect(connection.local(), connection.peer(), attempt);
+    }
+
+    /** The transport connected an attempt of ours. */
+    void connected(PathConnection pc, TransportConnection tc) {
+        PathConnection kick = null;
+        synchronized (this) {
+            if (pc != current || state != PathState.CONNECTING) {
+                tc.close();                          // stale: a newer attempt or an accepted connection won
+                return;
+            }
+            if (connection.initiates()) {
+                kick = upLocked(pc);
+            } else {
+                // The larger address only pokes: the peer resets this connection and connects back, and its
+                // connection is the one that carries traffic. Close ours, wait for theirs.
+                log.debug("{} path {}: poked the peer, waiting for it to connect back", connection, index);
+                current = null;
+                state = PathState.DOWN;
+                tc.close();
+                if (!sendQueue.isEmpty()) {
+                    scheduleReconnectLocked();       // poke again later if the peer does not come
+                }
+            }
+        }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    /** The transport could not connect an attempt of ours. */
+    void connectFailed(PathConnection pc, Throwable cause) {
+        synchronized (this) {
+            if (pc != current) {
+                return;
+            }
+            log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
+            current = null;
+            state = PathState.DOWN;
+            if (connection.initiates() || !sendQueue.isEmpty()) {
+                scheduleReconnectLocked();
+            }
+        }
+    }
+
+    /**
+     * The peer (the smaller address) connected to us. Taken if the path has no connection, or only our own poke in
+     * flight; refused while another connection is up or closing (the peer retries with backoff).
+     *
+     * @return the handler for the connection, or {@code null} to refuse it
+     */
+    public ConnectionHandler accept(TransportConnection tc) {
+        PathConnection pc;
+        synchronized (this) {
+            if (shutdown || state == PathState.UP || state == PathState.DISCONNECTING) {
+                log.debug("{} path {}: refusing a second connection while {}", connection, index, state);
+                return null;
+            }
+            pc = new PathConnection(this);
+            pc.attach(tc);
+            current = pc;                            // a poke still in flight is now stale
+            state = PathState.CONNECTING;
+            upLocked(pc);
+        }
+        pc.requestTransmit();                        // the congestion map, then whatever queued while down
+        return pc;
+    }
+
+    /** The peer connected to us while it should have waited for us (it has the larger address): call it back. */
+    public void connectIfDown() {
+        synchronized (this) {
+            if (state == PathState.DOWN && !reconnectPending) {
+                connectLocked();
+            }
+        }
+    }
+
+    private PathConnection upLocked(PathConnection pc) {
+        state = PathState.UP;
+        backoff.reset();
+        congestionUpdateQueued = true;               // the map goes first on every new connection
+        log.debug("{} path {}: up, {} messages queued", connection, index, sendQueue.size());
+        return pc;
+    }
+
+    /**
+     * The current connection closed: reset the path. Written-but-unreleased messages go back to the front of the
+     * queue, marked retransmitted, ahead of those never sent, so order is kept; sequence counters stay.
+     */
+    void closed(PathConnection pc, Throwable cause) {
+        synchronized (this) {
+            if (pc != current) {
+                return;
+            }
+            current = null;
+            boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
+            state = PathState.DOWN;
+            if (wasUp) {
+                resets++;
+                env.statistics().increment(Counter.CONN_RESET);
+            }
+            int requeued = 0;
+            OutgoingMessage m;
+            while ((m = sentQueue.pollLast()) != null) {
+                m.retransmit = true;
+                sendQueue.addFirst(m);
+                requeued++;
+            }
+            env.statistics().add(Counter.SEND_RETRANSMITTED, requeued);
+            if (shutdown) {
+                return;
+            }
+            if (cause != null) {
+                log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
+                        cause.toString(), requeued, sendQueue.size());
+            } else {
+                log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
+            }
+            if (connection.initiates() || !sendQueue.isEmpty()) {
+                scheduleReconnectLocked();
+            }
+        }
+    }
+
+    /** Drops the current connection after a protocol error; {@link #closed} follows from the transport. */
+    void drop(PathConnection pc, String reason) {
+        synchronized (this) {
+            if (pc != current) {
+                return;
+            }
+            log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
+            state = PathState.DISCONNECTING;
+        }
+        pc.abort();
+    }
+
+    private void scheduleReconnectLocked() {
+        if (reconnectPending || shutdown || env.isClosing()) {
+            return;
+        }
+        long delay = backoff.nextDelayNanos();
+        reconnectPending = true;
+        try {
+            env.scheduler().schedule(this::reconnect, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            reconnectPending = false;                // the stack is closing
+        }
+    }
+
+    private void reconnect() {
+        synchronized (this) {
+            reconnectPending = false;
+            if (state == PathState.DOWN) {
+                connectLocked();
+            }
+        }
+    }
+
+    /** The stack is closing: abort the connection and stop reconnecting. Queued messages are discarded. */
+    void shutdown() {
+        PathConnection pc;
+        synchronized (this) {
+            shutdown = true;
+            pc = current;
+            sendQueue.clear();
+            sentQueue.clear();
+        }
+        if (pc != null) {
+            pc.abort();
+        }
+    }
+
+    @Override
+    public synchronized String toString() {
+        return connection + " path " + index + " " + state + " nextTx=" + Long.toUnsignedString(nextTxSeq)
+                + " nextRx=" + Long.toUnsignedString(nextRxSeq) + " queued=" + sendQueue.size() + " sent="
+                + sentQueue.size();
+    }
+}

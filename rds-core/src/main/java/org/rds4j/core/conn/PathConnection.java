@@ -1,0 +1,118 @@
+package org.rds4j.core.conn;
+
+import java.nio.ByteBuffer;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.wire.FrameDecoder;
+import org.rds4j.core.wire.RdsHeader;
+import org.rds4j.core.wire.RdsProtocolException;
+
+/**
+ * One transport connection of a path, from its first to its last byte: decodes what arrives and hands the path's
+ * frames to the transport. A new object for every connection attempt, so events of an attempt the path has given up
+ * on are recognised as stale and ignored. Its methods run on the connection's I/O thread.
+ */
+final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
+    private final ConnectionPath path;
+    private final FrameDecoder decoder;
+    private volatile TransportConnection transport;
+    private ByteBuffer congestionScratch;
+
+    PathConnection(ConnectionPath path) {
+        this.path = path;
+        this.decoder = new FrameDecoder(path.connection().env().maxPayload());
+    }
+
+    void attach(TransportConnection tc) {
+        this.transport = tc;
+    }
+
+    void requestTransmit() {
+        TransportConnection tc = transport;
+        if (tc != null) {
+            tc.requestTransmit();
+        }
+    }
+
+    void abort() {
+        TransportConnection tc = transport;
+        if (tc != null) {
+            tc.abort();
+        }
+    }
+
+    @Override
+    public void onConnected(TransportConnection connection) {
+        attach(connection);
+        path.connected(this, connection);
+    }
+
+    @Override
+    public void onConnectFailed(Throwable cause) {
+        path.connectFailed(this, cause);
+    }
+
+    @Override
+    public void onBytes(ByteBuffer data) {
+        try {
+            decoder.decode(data, this);
+        } catch (RdsProtocolException e) {
+            path.connection().env().statistics().increment(Counter.RECV_PROTOCOL_ERROR);
+            data.position(data.limit());
+            path.drop(this, e.getMessage());
+        }
+    }
+
+    @Override
+    public ByteBuffer payloadBuffer(RdsHeader h) {
+        long len = h.length();
+        if (h.isCongestionMap()) {
+            if (len != CongestionMap.BYTES) {
+                return null;                        // the kernel ignores maps of any other size
+            }
+            if (congestionScratch == null) {
+                congestionScratch = ByteBuffer.allocate(CongestionMap.BYTES);
+            }
+            return congestionScratch.clear();
+        }
+        if (len == 0 || h.destinationPort() == 0 || path.isDuplicate(h)
+                || !path.connection().env().hasSocket(path.connection().local(), h.destinationPort())) {
+            return null;                            // nothing to keep: skip the bytes, allocate nothing
+        }
+        return ByteBuffer.allocate((int) len);
+    }
+
+    @Override
+    public void onMessage(RdsHeader h, ByteBuffer payload) {
+        if (h.isCongestionMap()) {
+            if (payload != null) {
+                path.receiveCongestionMap(payload);
+            }
+            return;
+        }
+        path.receive(h, payload);
+    }
+
+    @Override
+    public void transmit(FrameSink sink) {
+        path.transmit(this, sink);
+    }
+
+    @Override
+    public void onTransmitted(long streamOffset) {
+        path.transmitted(this, streamOffset);
+    }
+
+    @Override
+    public void onClosed(Throwable cause) {
+        path.closed(this, cause);
+    }
+
+    /** Whether the stream stopped inside a message (for logs: a partial message is discarded on close). */
+    boolean inMessage() {
+        return decoder.inMessage();
+    }
+}

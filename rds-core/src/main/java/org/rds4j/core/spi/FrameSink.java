@@ -1,0 +1,25 @@
+package org.rds4j.core.spi;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Where the core writes frames during {@link ConnectionHandler#transmit}. Valid only during that call.
+ */
+public interface FrameSink {
+
+    /**
+     * Whether the connection still has room (below its high-water mark). The core stops writing when this turns
+     * false and continues in the next {@link ConnectionHandler#transmit} call, which the transport makes once the
+     * connection drains.
+     */
+    boolean isWritable();
+
+    /**
+     * Appends one frame: the remaining bytes of {@code header} then of {@code payload}, back to back. The sink
+     * copies what it needs before returning; the buffers' positions are left unchanged.
+     */
+    void write(ByteBuffer header, ByteBuffer payload);
+
+    /** The number of bytes written to this connection so far, counting from its first byte. */
+    long streamOffset();
+}

@@ -1,0 +1,183 @@
+package org.rds4j.core.wire;
+
+/**
+ * The extension area of an {@link RdsHeader}: 16 bytes holding a list of {@code [type][payload]} entries with no
+ * length byte; the type fixes the payload size. The list ends at a type byte of 0, at a type of 16 or more, or at
+ * the end of the area.
+ *
+ * <p>Two ways of adding entries exist in the kernels rds4j meets. Linux 6.1 accepts one entry per message and writes
+ * a terminating 0 after it, which is why its multipath probes carry NPATHS but never GEN_NUM. Later kernels append
+ * entries one after another and omit the terminator when the area is exactly full. {@link #add} does either.
+ *
+ * <p>Parsing follows the kernel's rule for every version: a type below 16 with no known size is taken as
+ * zero-length and the next byte is read as a type. Sizes are those of current kernels (RDMA_BYTES 8, SPORT_IDX 1);
+ * a 6.1 kernel never sends either type.
+ */
+public final class ExtensionHeaders {
+    public static final int NONE = 0;
+    public static final int VERSION = 1;
+    public static final int RDMA = 2;
+    public static final int RDMA_DEST = 3;
+    public static final int RDMA_BYTES = 4;
+    /** The number of paths the sender supports, u16 (multipath probe ping and pong). */
+    public static final int NPATHS = 5;
+    /** The sender's random generation number, u32, chosen at start (a peer restart changes it). */
+    public static final int GEN_NUM = 6;
+    /** Post-6.1: the sender encodes the path index in its TCP source port; one dummy byte. */
+    public static final int SPORT_IDX = 8;
+    /** Types at or above this end the list. */
+    public static final int MAX_TYPE = 16;
+
+    private static final int[] SIZES = new int[MAX_TYPE];
+
+    static {
+        SIZES[VERSION] = 4;
+        SIZES[RDMA] = 4;
+        SIZES[RDMA_DEST] = 8;
+        SIZES[RDMA_BYTES] = 8;
+        SIZES[NPATHS] = 2;
+        SIZES[GEN_NUM] = 4;
+        SIZES[SPORT_IDX] = 1;
+    }
+
+    /** How entries are added, matching the kernel generation of the peer. */
+    public enum AddMode {
+        /** Linux 6.1: only into an empty area, followed by a 0 terminator. */
+        SINGLE,
+        /** Post-6.1 kernels: appended after existing entries; no terminator when the area is exactly full. */
+        APPEND
+    }
+
+    /** Receives the entries of an area, in order. */
+    @FunctionalInterface
+    public interface Visitor {
+        /**
+         * One entry: its type, and its payload at {@code area[offset, offset + size)}.
+         */
+        void visit(int type, byte[] area, int offset, int size);
+    }
+
+    private ExtensionHeaders() {
+    }
+
+    /** The payload size of a type, 0 for types without one (and for unknown types below 16). */
+    public static int payloadSize(int type) {
+        return type >= 0 && type < MAX_TYPE ? SIZES[type] : 0;
+    }
+
+    /** Walks the entries of {@code area} as the kernel's receiver does. Never throws for any content. */
+    public static void forEach(byte[] area, Visitor visitor) {
+        int pos = 0;
+        while (pos < area.length) {
+            int type = Byte.toUnsignedInt(area[pos++]);
+            if (type == NONE || type >= MAX_TYPE) {
+                return;
+            }
+            int size = SIZES[type];
+            if (pos + size > area.length) {
+                return;
+            }
+            visitor.visit(type, area, pos, size);
+            pos += size;
+        }
+    }
+
+    /** Where the entries of {@code area} end (the offset a new entry would be appended at). */
+    public static int end(byte[] area) {
+        int pos = 0;
+        while (pos < area.length) {
+            int type = Byte.toUnsignedInt(area[pos]);
+            if (type == NONE || type >= MAX_TYPE) {
+                return pos;
+            }
+            int size = SIZES[type];
+            if (pos + 1 + size > area.length) {
+                return pos;
+            }
+            pos += 1 + size;
+        }
+        return pos;
+    }
+
+    /**
+     * Adds an entry whose payload is the low {@code payloadSize(type)} bytes of {@code value}, big-endian.
+     *
+     * @return whether it was added; like the kernel, a refusal is silent (no room, a second entry in
+     *         {@link AddMode#SINGLE}, or a type of 16 or more)
+     */
+    public static boolean add(byte[] area, int type, long value, AddMode mode) {
+        if (type <= NONE || type >= MAX_TYPE) {
+            return false;
+        }
+        int size = SIZES[type];
+        int at;
+        if (mode == AddMode.SINGLE) {
+            // 6.1 needs room for the type, the payload and the terminator, and an empty area.
+            if (area[0] != 0 || 1 + size >= area.length) {
+                return false;
+            }
+            at = 0;
+        } else {
+            at = end(area);
+            if (at + 1 + size > area.length) {
+                return false;
+            }
+        }
+        area[at] = (byte) type;
+        for (int i = 0; i < size; i++) {
+            area[at + 1 + i] = (byte) (value >>> (8 * (size - 1 - i)));
+        }
+        if (at + 1 + size < area.length) {
+            area[at + 1 + size] = NONE;
+        }
+        return true;
+    }
+
+    /** The first entry of {@code type} as an unsigned big-endian number, or -1 if there is none. */
+    public static long find(byte[] area, int type) {
+        long[] found = {-1};
+        forEach(area, (t, a, off, size) -> {
+            if (t == type && found[0] < 0) {
+                long v = 0;
+                for (int i = 0; i < size; i++) {
+                    v = (v << 8) | Byte.toUnsignedInt(a[off + i]);
+                }
+                found[0] = v;
+            }
+        });
+        return found[0];
+    }
+
+    /** A short description such as {@code NPATHS=8 GEN_NUM=0x1234abcd}, for logs. */
+    public static String describe(byte[] area) {
+        StringBuilder sb = new StringBuilder();
+        forEach(area, (t, a, off, size) -> {
+            if (sb.length() > 0) {
+                sb.append(' ');
+            }
+            sb.append(name(t));
+            if (size > 0) {
+                sb.append("=0x");
+                for (int i = 0; i < size; i++) {
+                    sb.append(String.format("%02x", a[off + i]));
+                }
+            }
+        });
+        return sb.length() == 0 ? "none" : sb.toString();
+    }
+
+    /** The kernel's name of an extension type. */
+    public static String name(int type) {
+        switch (type) {
+            case NONE: return "NONE";
+            case VERSION: return "VERSION";
+            case RDMA: return "RDMA";
+            case RDMA_DEST: return "RDMA_DEST";
+            case RDMA_BYTES: return "RDMA_BYTES";
+            case NPATHS: return "NPATHS";
+            case GEN_NUM: return "GEN_NUM";
+            case SPORT_IDX: return "SPORT_IDX";
+            default: return "TYPE" + type;
+        }
+    }
+}

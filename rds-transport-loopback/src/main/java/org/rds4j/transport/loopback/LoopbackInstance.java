@@ -1,0 +1,140 @@
+package org.rds4j.transport.loopback;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.TransportHost;
+import org.rds4j.core.spi.TransportInstance;
+
+/**
+ * The loopback transport of one stack. One thread, the stack's "I/O thread", runs every handler call of this stack's
+ * connection ends, so calls for one connection never overlap, as the SPI promises.
+ */
+final class LoopbackInstance implements TransportInstance {
+    private static final AtomicInteger PORTS = new AtomicInteger(32768);
+
+    private final TransportHost host;
+    private final ExecutorService executor;
+    private final Set<InetAddress> listening = ConcurrentHashMap.newKeySet();
+    private final Set<LoopbackEndpoint> endpoints = ConcurrentHashMap.newKeySet();
+    private final int highWaterMark;
+    private volatile boolean closed;
+
+    LoopbackInstance(TransportHost host) {
+        this.host = host;
+        this.highWaterMark = Integer.parseInt(host.config().property("loopback.highWaterMark", "1048576"));
+        String name = "rds4j-" + host.config().name() + "-loop";
+        this.executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    TransportHost host() {
+        return host;
+    }
+
+    int highWaterMark() {
+        return highWaterMark;
+    }
+
+    /** Runs a task on this stack's thread; dropped once the instance is closed. */
+    void execute(Runnable task) {
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closed: the endpoints were aborted and their handlers told
+        }
+    }
+
+    void removed(LoopbackEndpoint e) {
+        endpoints.remove(e);
+    }
+
+    @Override
+    public boolean canBind(InetAddress address) {
+        return !address.isAnyLocalAddress() && !address.isMulticastAddress();
+    }
+
+    @Override
+    public void listen(InetAddress local) throws IOException {
+        if (!LoopbackFabric.listen(local, host.config().tcpPort(), this)) {
+            throw new BindException("another stack of this JVM listens on " + local.getHostAddress() + " port "
+                    + host.config().tcpPort() + " (loopback transport)");
+        }
+        listening.add(local);
+    }
+
+    @Override
+    public void unlisten(InetAddress local) {
+        if (listening.remove(local)) {
+            LoopbackFabric.unlisten(local, host.config().tcpPort(), this);
+        }
+    }
+
+    @Override
+    public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+        LoopbackInstance remote = LoopbackFabric.listener(peer, host.config().tcpPort());
+        if (remote == null || closed) {
+            execute(() -> handler.onConnectFailed(new ConnectException("connection refused: no stack of this JVM"
+                    + " listens on " + peer.getHostAddress() + " port " + host.config().tcpPort())));
+            return;
+        }
+        int port = PORTS.getAndIncrement() & 0x7FFF | 0x8000;
+        InetSocketAddress ours = new InetSocketAddress(local, port);
+        InetSocketAddress theirs = new InetSocketAddress(peer, host.config().tcpPort());
+        LoopbackEndpoint client = new LoopbackEndpoint(this, ours, theirs);
+        LoopbackEndpoint server = new LoopbackEndpoint(remote, theirs, ours);
+        client.pair(server);
+        server.pair(client);
+        endpoints.add(client);
+        remote.endpoints.add(server);
+        // As with TCP, the connect completes first; the acceptor decides afterwards and may reset.
+        execute(() -> {
+            client.handler(handler);
+            handler.onConnected(client);
+            remote.execute(() -> remote.accept(server));
+        });
+    }
+
+    private void accept(LoopbackEndpoint server) {
+        ConnectionHandler handler = closed ? null : host.accept(server);
+        if (handler == null) {
+            server.abort();
+        } else {
+            server.handler(handler);
+            server.deliverPending();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (InetAddress a : listening) {
+            unlisten(a);
+        }
+        for (LoopbackEndpoint e : endpoints) {
+            e.abort();
+        }
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            executor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package org.rds4j.core.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.rds4j.EaddrinuseException;
+import org.rds4j.EagainException;
+import org.rds4j.EbadfException;
+import org.rds4j.EinvalException;
+import org.rds4j.EmsgsizeException;
+import org.rds4j.EnoprotooptException;
+import org.rds4j.EnotconnException;
+import org.rds4j.EopnotsuppException;
+import org.rds4j.EtimedoutException;
+import org.rds4j.RdsDatagram;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsSocketOptions;
+import org.rds4j.RdsStack;
+
+/**
+ * The socket semantics every transport must give, as the kernel's RDS gives them: run by each transport's tests
+ * with two stacks, host A and host B, on addresses the subclass chooses.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class SocketSemanticsContract {
+    protected static final int MIB = 1 << 20;
+
+    protected RdsStack hostA;
+    protected RdsStack hostB;
+    private final List<RdsSocket> sockets = new ArrayList<>();
+
+    /** Creates a stack for one simulated host; {@code index} 0 is host A, 1 is host B. */
+    protected abstract RdsStack newStack(String name, InetAddress address, int index) throws IOException;
+
+    protected abstract InetAddress addressA() throws IOException;
+
+    protected abstract InetAddress addressB() throws IOException;
+
+    /** The transport the stacks use, for SO_RDS_TRANSPORT tests. */
+    protected abstract String transport();
+
+    @BeforeEach
+    void startHosts() throws IOException {
+        hostA = newStack("hostA", addressA(), 0);
+        hostB = newStack("hostB", addressB(), 1);
+    }
+
+    @AfterEach
+    void stopHosts() {
+        sockets.forEach(RdsSocket::close);
+        if (hostA != null) {
+            hostA.close();
+        }
+        if (hostB != null) {
+            hostB.close();
+        }
+    }
+
+    protected RdsSocket socket(RdsStack stack, InetAddress address, int port) throws IOException {
+        RdsSocket s = stack.openSocket();
+        sockets.add(s);
+        s.bind(new InetSocketAddress(address, port));
+        return s;
+    }
+
+    private static byte[] pattern(int size, long seed) {
+        byte[] b = new byte[size];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    private static byte[] bytes(RdsDatagram d) {
+        byte[] b = new byte[d.length()];
+        d.payload().duplicate().get(b);
+        return b;
+    }
+
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {0, 1, 100, 4096, 65536, MIB})
+    void everySizeArrivesIntact(int size) throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        if (size > 106_496) {
+            for (RdsSocket s : List.of(a, b)) {        // the kernel's rule: payload at most half the send buffer
+                s.setOption(RdsSocketOptions.SO_SNDBUF, size);
+                s.setOption(RdsSocketOptions.SO_RCVBUF, size);
+            }
+        }
+        byte[] sent = pattern(size, size);
+        assertEquals(size, a.send(ByteBuffer.wrap(sent), b.localAddress()));
+        RdsDatagram d = b.receive(Duration.ofSeconds(30)).orElseThrow();
+        assertEquals(a.localAddress(), d.source());
+        assertEquals(4000, d.destinationPort());
+        assertArrayEquals(sent, bytes(d));
+        // and back, which exercises the reverse direction of the same connection
+        b.send(ByteBuffer.wrap(sent), a.localAddress());
+        assertArrayEquals(sent, bytes(a.receive(Duration.ofSeconds(30)).orElseThrow()));
+    }
+
+    @Test
+    void moreThanOneMebibyteFailsWithEmsgsizeAndSendsNothing() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        a.setOption(RdsSocketOptions.SO_SNDBUF, 8 * MIB);
+        ByteBuffer tooBig = ByteBuffer.allocate(MIB + 1);
+        EmsgsizeException e = assertThrows(EmsgsizeException.class, () -> a.send(tooBig, b.localAddress()));
+        assertTrue(e.getMessage().contains("1048576"), e.getMessage());
+        assertEquals(0, tooBig.position(), "the buffer was not consumed");
+        a.send(ByteBuffer.wrap(new byte[] {42}), b.localAddress());
+        RdsDatagram first = b.receive(Duration.ofSeconds(10)).orElseThrow();
+        assertEquals(1, first.length(), "the refused message never left");
+    }
+
+    @Test
+    void aPayloadAboveHalfTheSendBufferFailsWithEmsgsize() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        assertEquals(212_992, a.getOption(RdsSocketOptions.SO_SNDBUF));
+        InetSocketAddress to = new InetSocketAddress(addressB(), 4000);
+        assertThrows(EmsgsizeException.class, () -> a.send(ByteBuffer.allocate(106_497), to));
+        a.setOption(RdsSocketOptions.SO_SNDBUF, 106_497);
+        assertEquals(2 * 106_497, a.getOption(RdsSocketOptions.SO_SNDBUF), "Linux doubles the value");
+    }
+
+    @Test
+    void hundredThousandMessagesFromFourSocketsToFourArriveCompleteAndInOrder() throws Exception {
+        int senders = 4;
+        int receivers = 4;
+        int perSender = 25_000;
+        List<RdsSocket> out = new ArrayList<>();
+        List<RdsSocket> in = new ArrayList<>();
+        for (int i = 0; i < senders; i++) {
+            out.add(socket(hostA, addressA(), 5000 + i));
+            in.add(socket(hostB, addressB(), 6000 + i));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(senders + receivers);
+        try {
+            List<Future<?>> sends = new ArrayList<>();
+            for (int i = 0; i < senders; i++) {
+                RdsSocket s = out.get(i);
+                sends.add(pool.submit(() -> {
+                    ByteBuffer buf = ByteBuffer.allocate(64);
+                    long[] next = new long[receivers];
+                    for (int k = 0; k < perSender; k++) {
+                        int r = k % receivers;
+                        buf.clear();
+                        buf.putLong(next[r]++).putInt(s.localAddress().getPort()).flip();
+                        s.send(buf, in.get(r).localAddress());
+                    }
+                    return null;
+                }));
+            }
+            List<Future<Integer>> receives = new ArrayList<>();
+            for (int r = 0; r < receivers; r++) {
+                RdsSocket s = in.get(r);
+                int expected = senders * perSender / receivers;
+                receives.add(pool.submit(() -> {
+                    Map<InetSocketAddress, Long> next = new HashMap<>();
+                    for (int n = 0; n < expected; n++) {
+                        RdsDatagram d = s.receive(Duration.ofSeconds(60)).orElseThrow(
+                                () -> new AssertionError("timed out waiting for a message"));
+                        long seq = d.payload().getLong(0);
+                        long want = next.getOrDefault(d.source(), 0L);
+                        assertEquals(want, seq, "message from " + d.source() + " out of order");
+                        assertEquals(d.source().getPort(), d.payload().getInt(8));
+                        next.put(d.source(), seq + 1);
+                    }
+                    assertTrue(s.receive(Duration.ofMillis(100)).isEmpty(), "no extra message");
+                    return expected;
+                }));
+            }
+            for (Future<?> f : sends) {
+                f.get(90, TimeUnit.SECONDS);
+            }
+            int total = 0;
+            for (Future<Integer> f : receives) {
+                total += f.get(90, TimeUnit.SECONDS);
+            }
+            assertEquals(senders * perSender, total);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void receiveWithTimeoutReturnsEmpty() throws Exception {
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        long start = System.nanoTime();
+        Optional<RdsDatagram> d = b.receive(Duration.ofMillis(200));
+        assertTrue(d.isEmpty());
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(190), "waited for the timeout");
+    }
+
+    @Test
+    void nonBlockingReceiveWithNothingQueuedFailsWithEagain() throws Exception {
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        b.configureBlocking(false);
+        assertThrows(EagainException.class, b::receive);
+    }
+
+    @Test
+    void sendBeforeBindFailsWithEnotconn() throws Exception {
+        try (RdsSocket s = hostA.openSocket()) {
+            EnotconnException e = assertThrows(EnotconnException.class,
+                    () -> s.send(ByteBuffer.allocate(1), new InetSocketAddress(addressB(), 4000)));
+            assertTrue(e.getMessage().contains("bind"), e.getMessage());
+        }
+    }
+
+    @Test
+    void bindingATakenAddressAndPortFailsWithEaddrinuse() throws Exception {
+        socket(hostA, addressA(), 4000);
+        try (RdsSocket second = hostA.openSocket()) {
+            assertThrows(EaddrinuseException.class, () -> second.bind(new InetSocketAddress(addressA(), 4000)));
+            second.bind(new InetSocketAddress(addressA(), 4001));     // the socket is still usable
+        }
+    }
+
+    @Test
+    void bindRulesFollowTheKernel() throws Exception {
+        try (RdsSocket s = hostA.openSocket()) {
+            assertThrows(EinvalException.class, () -> s.bind(new InetSocketAddress("0.0.0.0", 4000)));
+            assertThrows(EinvalException.class, () -> s.bind(new InetSocketAddress(addressA(), 1)));
+            s.bind(new InetSocketAddress(addressA(), 0));
+            int port = s.localAddress().getPort();
+            assertTrue(port >= 2, "an ephemeral port is never 0 or 1: " + port);
+            assertThrows(EinvalException.class, () -> s.bind(new InetSocketAddress(addressA(), 4002)));
+        }
+    }
+
+    @Test
+    void transportIsChosenOnceBeforeBind() throws Exception {
+        try (RdsSocket s = hostA.openSocket()) {
+            assertNull(s.getOption(RdsSocketOptions.SO_RDS_TRANSPORT));
+            assertThrows(EnoprotooptException.class, () -> s.setOption(RdsSocketOptions.SO_RDS_TRANSPORT, "ib"));
+            s.setOption(RdsSocketOptions.SO_RDS_TRANSPORT, transport());
+            assertThrows(EopnotsuppException.class,
+                    () -> s.setOption(RdsSocketOptions.SO_RDS_TRANSPORT, transport()));
+            s.bind(new InetSocketAddress(addressA(), 0));
+            assertEquals(transport(), s.getOption(RdsSocketOptions.SO_RDS_TRANSPORT));
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void closeWakesABlockedReceive() throws Exception {
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+            try {
+                b.receive();
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        // Not a sleep-to-wait: the close must wake the call whether or not it is already blocked.
+        b.close();
+        Throwable t = outcome.get(10, TimeUnit.SECONDS);
+        assertInstanceOf(EbadfException.class, t);
+        assertFalse(b.isOpen());
+        assertThrows(EbadfException.class, () -> b.send(ByteBuffer.allocate(1), b.localAddress()));
+    }
+
+    @Test
+    void aFullSendBufferMakesNonBlockingSendsFailAndBlockingSendsTimeOut() throws Exception {
+        // Nobody listens at this address, so messages stay queued while the path keeps trying to connect.
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        InetSocketAddress nowhere = new InetSocketAddress(unreachablePeer(), 4000);
+        a.configureBlocking(false);
+        ByteBuffer chunk = ByteBuffer.allocate(50_000);
+        a.send(chunk.clear(), nowhere);
+        a.send(chunk.clear(), nowhere);
+        a.send(chunk.clear(), nowhere);             // 100000 < 106496 still accepted: the last may overshoot
+        assertThrows(EagainException.class, () -> a.send(chunk.clear(), nowhere));
+        a.configureBlocking(true);
+        a.setOption(RdsSocketOptions.SO_SNDTIMEO, Duration.ofMillis(200));
+        assertThrows(EtimedoutException.class, () -> a.send(chunk.clear(), nowhere));
+        assertTrue(hostA.counters().get("send_queue_full") >= 2);
+    }
+
+    /** An address of the right family where no RDS host of this test listens. */
+    protected abstract InetAddress unreachablePeer() throws IOException;
+
+    @Test
+    void aSocketCannotSendToTheOtherIpFamily() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        assertThrows(EopnotsuppException.class,
+                () -> a.send(ByteBuffer.allocate(1), new InetSocketAddress(InetAddress.getByName("::1"), 4000)));
+    }
+
+    @Test
+    void aPingToPortZeroIsAnsweredByAPongFromPortZero() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 0);
+        socket(hostB, addressB(), 4000);          // host B is up (it listens once a socket binds)
+        for (int i = 0; i < 3; i++) {
+            a.send(ByteBuffer.allocate(0), new InetSocketAddress(addressB(), 0));
+            RdsDatagram pong = a.receive(Duration.ofSeconds(10)).orElseThrow();
+            assertEquals(new InetSocketAddress(addressB(), 0), pong.source());
+            assertEquals(0, pong.length());
+        }
+        assertEquals(3L, hostB.counters().get("recv_ping"));
+    }
+
+    @Test
+    void messagesToAnUnboundPortAreDroppedAndCounted() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        a.send(ByteBuffer.allocate(10), new InetSocketAddress(addressB(), 4999));
+        a.send(ByteBuffer.allocate(3), b.localAddress());   // in order after the dropped one
+        assertEquals(3, b.receive(Duration.ofSeconds(10)).orElseThrow().length());
+        assertEquals(1L, hostB.counters().get("recv_drop_no_sock"));
+    }
+
+    @Test
+    void socketsOfOneHostSendToEachOtherWithoutATransportConnection() throws Exception {
+        RdsSocket a1 = socket(hostA, addressA(), 4000);
+        RdsSocket a2 = socket(hostA, addressA(), 4001);
+        a1.send(ByteBuffer.wrap(new byte[] {1, 2, 3}), a2.localAddress());
+        RdsDatagram d = a2.receive(Duration.ofSeconds(5)).orElseThrow();
+        assertEquals(a1.localAddress(), d.source());
+        a1.send(ByteBuffer.allocate(0), new InetSocketAddress(addressA(), 0));
+        assertNotNull(a1.receive(Duration.ofSeconds(5)).orElseThrow());
+    }
+
+    @Test
+    void awaitSentReturnsOnceEverythingLeft() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        for (int i = 0; i < 100; i++) {
+            a.send(ByteBuffer.allocate(1000), b.localAddress());
+        }
+        assertTrue(a.awaitSent(Duration.ofSeconds(30)));
+        for (int i = 0; i < 100; i++) {
+            assertTrue(b.receive(Duration.ofSeconds(30)).isPresent());
+        }
+    }
+}

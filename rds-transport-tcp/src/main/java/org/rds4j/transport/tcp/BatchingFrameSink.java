@@ -1,0 +1,174 @@
+package org.rds4j.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import java.nio.ByteBuffer;
+import org.rds4j.core.spi.FrameSink;
+
+/**
+ * Packs the frames of one connection into 64 KiB pooled direct buffers and writes each full buffer as one Netty
+ * message; {@link #finish()} writes the partial last one and flushes once per transmit call.
+ *
+ * <p>Why copy: a socket write needs direct memory, so the JDK copies any heap buffer into a temporary direct one
+ * anyway; copying into our batch instead costs nothing extra and lets hundreds of small messages leave in one
+ * {@code write(2)} (one write-and-flush per 64-byte message measured ~3% of the packed throughput). The copy uses
+ * absolute positions on both sides, so the caller's buffers are never touched, not even for a moment (a payload may
+ * be shared by connections on other I/O threads), and nothing is allocated per message: only one buffer, one
+ * promise and one listener per 64 KiB batch.
+ *
+ * <p>A frame may span batches; a 1 MiB payload fills sixteen of them. Each batch's listener reports the stream
+ * offset of its last byte when Netty has handed it to the kernel; since Netty completes writes in order, those
+ * offsets never decrease.
+ *
+ * <p>Used only on the connection's event loop.
+ */
+final class BatchingFrameSink implements FrameSink {
+    /** The size of one write: large enough to amortise a system call, small enough to stay in the pool's cache. */
+    static final int BATCH_SIZE = 64 * 1024;
+
+    /** What becomes of each written batch. */
+    interface Outcome {
+        /** The batch ending at {@code endOffset} was handed to the operating system. */
+        void batchTransmitted(long endOffset);
+
+        /** A batch could not be written: the connection is broken. */
+        void batchFailed(Throwable cause);
+    }
+
+    private final Channel channel;
+    private final Outcome outcome;
+    private final int batchSize;
+    private ByteBuf batch;
+    private ByteBuffer view;        // the batch's memory, from viewBase; null if it has no single NIO view
+    private int viewBase;
+    private int fill;               // bytes in the batch
+    private long offset;
+    private boolean unflushed;
+
+    BatchingFrameSink(Channel channel, Outcome outcome) {
+        this(channel, outcome, BATCH_SIZE);
+    }
+
+    BatchingFrameSink(Channel channel, Outcome outcome, int batchSize) {
+        this.channel = channel;
+        this.outcome = outcome;
+        this.batchSize = batchSize;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    @Override
+    public void write(ByteBuffer header, ByteBuffer payload) {
+        copy(header);
+        copy(payload);
+    }
+
+    @Override
+    public long streamOffset() {
+        return offset;
+    }
+
+    private void copy(ByteBuffer src) {
+        int pos = src.position();
+        int remaining = src.limit() - pos;
+        while (remaining > 0) {
+            if (batch == null) {
+                startBatch();
+            }
+            int n = Math.min(remaining, batchSize - fill);
+            if (view != null) {
+                view.put(viewBase + fill, src, pos, n);     // absolute bulk copy (Java 16+): no position moves
+            } else {
+                put(batch, fill, src, pos, n);
+            }
+            fill += n;
+            pos += n;
+            remaining -= n;
+            offset += n;
+            if (fill == batchSize) {
+                writeBatch();
+            }
+        }
+    }
+
+    private void startBatch() {
+        ByteBuf b = channel.alloc().directBuffer(batchSize, batchSize);
+        batch = b;
+        fill = 0;
+        // One view of the batch's memory per batch, so that copying a message makes no ByteBuf call at all (each
+        // is cheap, but under leak detection each is recorded).
+        if (b.nioBufferCount() == 1) {
+            view = b.internalNioBuffer(0, batchSize);
+            viewBase = view.position();
+        } else {
+            view = null;
+        }
+    }
+
+    /** Copies {@code n} bytes of {@code src} from {@code srcPos} into {@code dst} at {@code index}; no position moves. */
+    static void put(ByteBuf dst, int index, ByteBuffer src, int srcPos, int n) {
+        if (src.hasArray()) {
+            dst.setBytes(index, src.array(), src.arrayOffset() + srcPos, n);
+        } else {
+            for (int i = 0; i < n; i++) {
+                dst.setByte(index + i, src.get(srcPos + i));
+            }
+        }
+    }
+
+    private void writeBatch() {
+        ByteBuf b = batch;
+        b.writerIndex(fill);
+        batch = null;
+        view = null;
+        unflushed = true;
+        // On a closed channel the write fails at once and Netty releases the buffer; otherwise Netty releases it
+        // once written or failed. Either way the buffer is no longer ours.
+        channel.write(b).addListener(new BatchListener(offset, outcome));
+    }
+
+    /** Ends a transmit call: writes the partial batch, if any, and flushes once. */
+    void finish() {
+        if (batch != null) {
+            writeBatch();
+        }
+        if (unflushed) {
+            unflushed = false;
+            channel.flush();
+        }
+    }
+
+    /** Releases a batch that will never be written (the connection closed mid-call). */
+    void discard() {
+        ByteBuf b = batch;
+        batch = null;
+        view = null;
+        if (b != null) {
+            b.release();
+        }
+    }
+
+    private static final class BatchListener implements ChannelFutureListener {
+        private final long endOffset;
+        private final Outcome outcome;
+
+        BatchListener(long endOffset, Outcome outcome) {
+            this.endOffset = endOffset;
+            this.outcome = outcome;
+        }
+
+        @Override
+        public void operationComplete(ChannelFuture future) {
+            if (future.isSuccess()) {
+                outcome.batchTransmitted(endOffset);
+            } else {
+                outcome.batchFailed(future.cause());
+            }
+        }
+    }
+}

@@ -1,0 +1,260 @@
+package org.rds4j.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.TransportConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One TCP connection of an RDS path, both the core's handle on it ({@link TransportConnection}) and the last handler
+ * of its Netty pipeline.
+ *
+ * <p><b>Threading.</b> Every {@link ConnectionHandler} call for this connection runs on its channel's event loop,
+ * one at a time and never nested in another: Netty delivers reads, writability and close events there, and the
+ * core's {@link #requestTransmit()} only queues a task there. So the core needs no lock for a path's state, and the
+ * order the core sees is the order things happened on the socket.
+ *
+ * <p><b>Life cycle.</b> Outgoing: {@code onConnected} from {@code channelActive}, before the first read. Incoming:
+ * the channel starts with auto-read off, {@code channelActive} asks {@link org.rds4j.core.spi.TransportHost#accept};
+ * {@code null} resets the connection (SO_LINGER 0, close: RST, as the kernel does), a handler turns reading on.
+ * From then on reading never stops: RDS's receive limits are soft and congestion maps do the flow control. {@code
+ * onClosed} comes exactly once, from {@code channelInactive}, with the first error seen (an exception, a failed
+ * write) or {@code null} for an orderly close.
+ *
+ * <p><b>Transmit.</b> {@link #requestTransmit()} is one volatile read in the common case (a call already pending),
+ * else one CAS and one task submission of a preallocated {@link Runnable}: the core may call it after every message.
+ */
+final class TcpConnection extends ChannelInboundHandlerAdapter
+        implements TransportConnection, BatchingFrameSink.Outcome {
+    private static final Logger log = LoggerFactory.getLogger(TcpConnection.class);
+    static final String HANDLER_NAME = "rds4j-tcp";
+
+    private final TcpTransportInstance instance;
+    private final Channel channel;
+    private final boolean outgoing;
+    private final BatchingFrameSink sink;
+    private final AtomicBoolean transmitPending = new AtomicBoolean();
+    private final Runnable transmitTask = this::runTransmit;
+    private volatile boolean localClose;
+
+    // Event-loop state.
+    private ConnectionHandler handler;
+    private boolean live;           // the handler owns this connection: onConnected called / accept returned it
+    private boolean closedNotified;
+    private Throwable cause;
+    private InetSocketAddress local;
+    private InetSocketAddress remote;
+
+    /** @param handler the handler of an outgoing connection, {@code null} for an accepted one */
+    TcpConnection(TcpTransportInstance instance, Channel channel, ConnectionHandler handler) {
+        this.instance = instance;
+        this.channel = channel;
+        this.handler = handler;
+        this.outgoing = handler != null;
+        this.sink = new BatchingFrameSink(channel, this);
+    }
+
+    // ---- TransportConnection: any thread ----
+
+    @Override
+    public InetSocketAddress localAddress() {
+        InetSocketAddress a = local;
+        return a != null ? a : (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        InetSocketAddress a = remote;
+        return a != null ? a : (InetSocketAddress) channel.remoteAddress();
+    }
+
+    @Override
+    public void requestTransmit() {
+        if (!transmitPending.get() && transmitPending.compareAndSet(false, true)) {
+            try {
+                channel.eventLoop().execute(transmitTask);
+            } catch (RejectedExecutionException e) {     // the instance is shutting down; onClosed follows
+                transmitPending.set(false);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        localClose = true;
+        channel.close();
+    }
+
+    @Override
+    public void abort() {
+        localClose = true;
+        EventLoop loop = channel.eventLoop();
+        if (loop.inEventLoop()) {
+            reset();
+        } else {
+            try {
+                loop.execute(this::reset);
+            } catch (RejectedExecutionException e) {
+                channel.close();
+            }
+        }
+    }
+
+    /** SO_LINGER 0 then close: the kernel discards unsent bytes and sends RST. On the event loop. */
+    private void reset() {
+        if (channel.isOpen()) {
+            try {
+                channel.config().setOption(ChannelOption.SO_LINGER, 0);
+            } catch (RuntimeException e) {
+                log.debug("{}: cannot set SO_LINGER 0 before reset: {}", this, e.toString());
+            }
+            channel.close();
+        }
+    }
+
+    // ---- transmit: event loop ----
+
+    private void runTransmit() {
+        transmitPending.set(false);
+        if (!live || closedNotified || cause != null || !channel.isActive()) {
+            return;
+        }
+        try {
+            handler.transmit(sink);
+        } catch (Throwable t) {
+            log.warn("{}: transmit failed; closing the connection", this, t);
+            fail(t);
+        } finally {
+            sink.finish();
+        }
+    }
+
+    @Override
+    public void batchTransmitted(long endOffset) {
+        if (live && !closedNotified) {
+            handler.onTransmitted(endOffset);
+        }
+    }
+
+    @Override
+    public void batchFailed(Throwable failure) {
+        if (!localClose) {
+            // A ClosedChannelException without a cause only says the channel closed first; the close's own reason,
+            // if any, was recorded by exceptionCaught or wraps it.
+            Throwable t = failure instanceof ClosedChannelException ? failure.getCause() : failure;
+            if (t != null && cause == null) {
+                cause = t;
+            }
+        }
+        channel.close();
+    }
+
+    private void fail(Throwable t) {
+        if (cause == null) {
+            cause = t;
+        }
+        channel.close();
+    }
+
+    // ---- pipeline events: event loop ----
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        local = (InetSocketAddress) channel.localAddress();
+        remote = (InetSocketAddress) channel.remoteAddress();
+        if (outgoing) {
+            live = true;
+            log.debug("{}: connected", this);
+            try {
+                handler.onConnected(this);
+            } catch (Throwable t) {
+                log.warn("{}: onConnected failed; closing the connection", this, t);
+                fail(t);
+            }
+        } else {
+            ConnectionHandler h;
+            try {
+                h = instance.host().accept(this);
+            } catch (Throwable t) {
+                log.warn("{}: accept failed; resetting the connection", this, t);
+                h = null;
+            }
+            if (h == null) {
+                log.debug("{}: refused; resetting", this);
+                reset();
+            } else {
+                handler = h;
+                live = true;
+                log.debug("{}: accepted", this);
+                channel.config().setAutoRead(true);     // also starts the first read
+            }
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        ByteBuf buf = (ByteBuf) msg;
+        try {
+            int n = buf.readableBytes();
+            if (n > 0 && live && !closedNotified && cause == null) {
+                if (buf.nioBufferCount() == 1) {
+                    handler.onBytes(buf.internalNioBuffer(buf.readerIndex(), n));
+                } else {
+                    for (ByteBuffer b : buf.nioBuffers(buf.readerIndex(), n)) {
+                        handler.onBytes(b);
+                    }
+                }
+            }
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (channel.isWritable()) {
+            requestTransmit();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable t) {
+        log.debug("{}: {}", this, t.toString());
+        fail(t);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        sink.discard();
+        if (live && !closedNotified) {
+            closedNotified = true;
+            log.debug("{}: closed{}", this, cause == null ? "" : " (" + cause + ")");
+            handler.onClosed(cause);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public String toString() {
+        return "TcpConnection[" + TcpTransportInstance.describe(localAddress())
+                + (outgoing ? " -> " : " <- ") + TcpTransportInstance.describe(remoteAddress()) + "]";
+    }
+}

@@ -1,0 +1,364 @@
+package org.rds4j.transport.tcp;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioChannelOption;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import jdk.net.ExtendedSocketOptions;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.TransportHost;
+import org.rds4j.core.spi.TransportInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TCP transport of one stack: its event loops, its listeners (one per local address, as the core asks) and
+ * every connection they accepted or it opened.
+ *
+ * <p>Each instance owns its event loop group, so stacks in one JVM share no thread and closing one stack cannot
+ * disturb another. One I/O thread is the default: RDS per-path work is serial anyway, and one thread handles many
+ * connections at full loopback speed; {@code tcp.ioThreads} adds more for many busy paths.
+ *
+ * <p>Every socket, accepted or connected, is tuned as the kernel tunes RDS sockets: {@code TCP_NODELAY} (RDS sends
+ * whole messages and wants them on the wire at once; batching happens in the transport, not in Nagle's algorithm)
+ * and {@code SO_KEEPALIVE} with 5 s idle, 5 s interval, 5 probes, so that a silently vanished peer is noticed in
+ * about 30 s and the core reconnects.
+ */
+public final class TcpTransportInstance implements TransportInstance {
+    private static final Logger log = LoggerFactory.getLogger(TcpTransportInstance.class);
+    private static final AtomicBoolean LOGGED_IO_CHOICE = new AtomicBoolean();
+
+    /** The kernel's listen backlog for RDS/TCP. */
+    static final int BACKLOG = 64;
+    /** The kernel's RDS keepalive: idle seconds, probe interval seconds, probe count. */
+    static final int KEEPALIVE_IDLE = 5;
+    static final int KEEPALIVE_INTERVAL = 5;
+    static final int KEEPALIVE_COUNT = 5;
+    /** How long close() waits for connections to close and event loops to stop. */
+    private static final long CLOSE_TIMEOUT_MS = 5_000;
+
+    private final TransportHost host;
+    private final String stackName;
+    private final int port;
+    private final boolean epoll;
+    private final EventLoopGroup group;
+    private final int connectTimeoutMs;
+    private final WriteBufferWaterMark waterMark;
+    private final Map<InetAddress, Channel> listeners = new ConcurrentHashMap<>();
+    private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    TcpTransportInstance(TransportHost host) throws IOException {
+        this.host = host;
+        RdsStackConfig config = host.config();
+        this.stackName = config.name();
+        this.port = config.tcpPort();
+        int ioThreads = intProperty(config, "tcp.ioThreads", 1, 1);
+        this.connectTimeoutMs = intProperty(config, "tcp.connectTimeoutMs", 10_000, 1);
+        int low = intProperty(config, "tcp.lowWaterMark", 256 * 1024, 0);
+        int high = intProperty(config, "tcp.highWaterMark", 1024 * 1024, 1);
+        if (low > high) {
+            throw new IllegalArgumentException("tcp.lowWaterMark (" + low + ") exceeds tcp.highWaterMark (" + high
+                    + ")");
+        }
+        this.waterMark = new WriteBufferWaterMark(low, high);
+
+        boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
+        this.epoll = wantNative && Epoll.isAvailable();
+        IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        String why = epoll ? "native epoll"
+                : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause() + ")"
+                : "NIO (tcp.native=false)";
+        if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
+            log.info("rds4j TCP transport uses {}", why);
+        } else {
+            log.debug("stack {}: TCP transport uses {} with {} I/O thread(s)", stackName, why, ioThreads);
+        }
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, new IoThreadFactory(stackName), ioHandler);
+    }
+
+    private static int intProperty(RdsStackConfig config, String key, int fallback, int min) {
+        String value = config.property(key, null);
+        if (value == null) {
+            return fallback;
+        }
+        int v;
+        try {
+            v = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be an integer, was \"" + value + "\"", e);
+        }
+        if (v < min) {
+            throw new IllegalArgumentException(key + " must be at least " + min + ", was " + v);
+        }
+        return v;
+    }
+
+    /** Whether this instance runs on native epoll (else on NIO). */
+    public boolean isNative() {
+        return epoll;
+    }
+
+    TransportHost host() {
+        return host;
+    }
+
+    @Override
+    public boolean canBind(InetAddress address) {
+        if (address == null || address.isAnyLocalAddress() || address.isMulticastAddress()) {
+            return false;
+        }
+        if (address.isLoopbackAddress()) {
+            return true;            // all of 127/8 and ::1, whether or not an interface lists them
+        }
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Blocks until the socket is bound (a local operation); do not call it from this transport's I/O threads.
+     */
+    @Override
+    public void listen(InetAddress local) throws IOException {
+        if (closed) {
+            throw new IOException("the TCP transport of stack " + stackName + " is closed");
+        }
+        InetSocketAddress at = new InetSocketAddress(local, port);
+        synchronized (listeners) {
+            if (listeners.containsKey(local)) {
+                return;
+            }
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(group)
+                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, BACKLOG)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.AUTO_READ, false)         // nothing is read before accept decides
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            tune(ch);
+                            track(ch);
+                            ch.pipeline().addLast(TcpConnection.HANDLER_NAME, new TcpConnection(
+                                    TcpTransportInstance.this, ch, null));
+                        }
+                    });
+            ChannelFuture f = b.bind(at).awaitUninterruptibly();
+            if (!f.isSuccess()) {
+                Throwable cause = f.cause();
+                BindException e = new BindException("cannot listen for RDS/TCP on " + local.getHostAddress()
+                        + " port " + port + ": " + (cause == null ? "unknown error" : cause.getMessage()));
+                e.initCause(cause);
+                throw e;
+            }
+            listeners.put(local, f.channel());
+            log.debug("stack {}: listening on {}", stackName, f.channel().localAddress());
+        }
+    }
+
+    @Override
+    public void unlisten(InetAddress local) {
+        Channel ch;
+        synchronized (listeners) {
+            ch = listeners.remove(local);
+        }
+        if (ch != null) {
+            log.debug("stack {}: no longer listening on {}", stackName, ch.localAddress());
+            ch.close();
+        }
+    }
+
+    @Override
+    public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+        if (closed) {
+            handler.onConnectFailed(new IOException("the TCP transport of stack " + stackName + " is closed"));
+            return;
+        }
+        Bootstrap b = new Bootstrap()
+                .group(group)
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        tune(ch);
+                        track(ch);
+                        ch.pipeline().addLast(TcpConnection.HANDLER_NAME,
+                                new TcpConnection(TcpTransportInstance.this, ch, handler));
+                    }
+                });
+        ChannelFuture f;
+        try {
+            f = b.connect(new InetSocketAddress(peer, port), new InetSocketAddress(local, 0));
+        } catch (RuntimeException e) {    // the group was shut down under us
+            handler.onConnectFailed(e);
+            return;
+        }
+        // Success is reported by the connection itself, in channelActive, so that onConnected precedes every read.
+        f.addListener((ChannelFuture done) -> {
+            if (!done.isSuccess()) {
+                handler.onConnectFailed(done.cause());
+            }
+        });
+    }
+
+    /** Applies the kernel's RDS socket tuning ({@code rds_tcp_tune}, {@code rds_tcp_keepalive}) and our buffers. */
+    private void tune(SocketChannel ch) {
+        ch.config().setOption(ChannelOption.TCP_NODELAY, true);
+        ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
+        ch.config().setOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
+        try {
+            if (epoll) {
+                ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, KEEPALIVE_IDLE);
+                ch.config().setOption(EpollChannelOption.TCP_KEEPINTVL, KEEPALIVE_INTERVAL);
+                ch.config().setOption(EpollChannelOption.TCP_KEEPCNT, KEEPALIVE_COUNT);
+            } else if (ExtendedSocketOptions.TCP_KEEPIDLE != null) {
+                ch.config().setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPIDLE), KEEPALIVE_IDLE);
+                ch.config().setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPINTERVAL),
+                        KEEPALIVE_INTERVAL);
+                ch.config().setOption(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPCOUNT), KEEPALIVE_COUNT);
+            }
+        } catch (RuntimeException e) {       // a platform without these options: plain keepalive still works
+            log.debug("stack {}: cannot set TCP keepalive timings: {}", stackName, e.toString());
+        }
+    }
+
+    private void track(Channel ch) {
+        if (closed) {
+            ch.close();
+            return;
+        }
+        connections.add(ch);
+        ch.closeFuture().addListener(f -> connections.remove(ch));
+    }
+
+    /**
+     * Closes every listener and connection (each connection's handler sees {@link ConnectionHandler#onClosed}),
+     * then stops the event loops, waiting a bounded time for each step.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<ChannelFuture> closing = new ArrayList<>();
+        synchronized (listeners) {
+            for (Channel ch : listeners.values()) {
+                closing.add(ch.close());
+            }
+            listeners.clear();
+        }
+        for (Channel ch : connections) {
+            closing.add(ch.close());
+        }
+        boolean onIoThread = isIoThread();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+        if (!onIoThread) {
+            for (ChannelFuture f : closing) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !f.awaitUninterruptibly(left, TimeUnit.NANOSECONDS)) {
+                    break;
+                }
+            }
+        }
+        // Quiet period 0: every channel is closed already; the loops run their remaining tasks (the onClosed
+        // calls) and stop.
+        var terminated = group.shutdownGracefully(0, CLOSE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        if (!onIoThread) {
+            long left = Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(CLOSE_TIMEOUT_MS);
+            if (!terminated.awaitUninterruptibly(left, TimeUnit.NANOSECONDS)) {
+                log.warn("stack {}: TCP event loops did not stop within {} ms", stackName, CLOSE_TIMEOUT_MS);
+            }
+        }
+        log.debug("stack {}: TCP transport closed", stackName);
+    }
+
+    private boolean isIoThread() {
+        Thread t = Thread.currentThread();
+        return t instanceof IoThread && ((IoThread) t).owner == this;
+    }
+
+    @Override
+    public String toString() {
+        return "TcpTransportInstance[stack=" + stackName + ", port=" + port + ", " + (epoll ? "epoll" : "nio")
+                + ", listening=" + listeners.keySet() + "]";
+    }
+
+    static String describe(InetSocketAddress a) {
+        if (a == null) {
+            return "?";
+        }
+        InetAddress ip = a.getAddress();
+        String h = ip == null ? a.getHostString() : ip.getHostAddress();
+        return (ip instanceof Inet6Address ? "[" + h + "]" : h) + ":" + a.getPort();
+    }
+
+    /** Event loop threads, named {@code rds4j-<stack>-tcp-<n>} so that thread dumps show whose they are. */
+    private final class IoThreadFactory implements ThreadFactory {
+        private final String prefix;
+        private final AtomicInteger next = new AtomicInteger();
+
+        IoThreadFactory(String stack) {
+            this.prefix = "rds4j-" + stack + "-tcp-";
+        }
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new IoThread(TcpTransportInstance.this, r, prefix + next.getAndIncrement());
+            t.setDaemon(true);      // a stack left open must not keep the JVM alive
+            return t;
+        }
+    }
+
+    private static final class IoThread extends FastThreadLocalThread {
+        private final Object owner;
+
+        IoThread(TcpTransportInstance instance, Runnable r, String name) {
+            super(r, name);
+            this.owner = instance;
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package org.rds4j.transport.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The batching sink alone, on an {@link EmbeddedChannel}: batch boundaries, offsets, buffers left untouched. */
+class BatchingFrameSinkTest {
+    private final List<Long> transmitted = new ArrayList<>();
+    private final List<Throwable> failed = new ArrayList<>();
+    private final BatchingFrameSink.Outcome outcome = new BatchingFrameSink.Outcome() {
+        @Override
+        public void batchTransmitted(long endOffset) {
+            transmitted.add(endOffset);
+        }
+
+        @Override
+        public void batchFailed(Throwable cause) {
+            failed.add(cause);
+        }
+    };
+
+    @AfterEach
+    void noLeaks() {
+        LeakRecorder.assertNoLeaks();
+    }
+
+    private static EmbeddedChannel channel() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        return ch;
+    }
+
+    @Test
+    void packsFramesIntoFullBatchesAndFlushesOnce() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        int frames = 3000;                       // 3000 * (48 + 100) = 444,000 bytes: 6 full batches + a part
+        for (int i = 0; i < frames; i++) {
+            ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, 100), i);
+            RecordingHandler.append(expected, f);
+            int hp = f[0].position();
+            int pp = f[1].position();
+            sink.write(f[0], f[1]);
+            assertEquals(hp, f[0].position());
+            assertEquals(pp, f[1].position());
+        }
+        assertEquals(444_000, sink.streamOffset());
+        assertNull(ch.readOutbound(), "nothing may leave before the flush");
+        sink.finish();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        List<Integer> sizes = new ArrayList<>();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            sizes.add(b.readableBytes());
+            byte[] a = new byte[b.readableBytes()];
+            b.readBytes(a);
+            got.write(a, 0, a.length);
+            b.release();
+        }
+        assertEquals(List.of(65536, 65536, 65536, 65536, 65536, 65536, 444_000 - 6 * 65536), sizes);
+        assertTrue(java.util.Arrays.equals(expected.toByteArray(), got.toByteArray()));
+        assertEquals(List.of(65536L, 131072L, 196608L, 262144L, 327680L, 393216L, 444_000L), transmitted);
+        assertTrue(failed.isEmpty());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aLargePayloadSpansBatches() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        ByteBuffer[] f = RecordingHandler.frame(1, RecordingHandler.payload(1, 1 << 20), 1);
+        sink.write(f[0], f[1]);
+        sink.finish();
+        int batches = 0;
+        long total = 0;
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            batches++;
+            total += b.readableBytes();
+            b.release();
+        }
+        assertEquals(17, batches);               // 48 + 1 MiB = 16 full batches and 48 bytes
+        assertEquals(48 + (1 << 20), total);
+        assertEquals(48L + (1 << 20), transmitted.get(transmitted.size() - 1));
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void writesToAClosedChannelFailAndReleaseTheirBuffers() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        ch.close();
+        for (int i = 0; i < 10; i++) {
+            ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, 30_000), i);
+            sink.write(f[0], f[1]);
+        }
+        sink.finish();
+        assertFalse(failed.isEmpty());
+        assertTrue(transmitted.isEmpty());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void discardReleasesAPartialBatch() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        ByteBuffer[] f = RecordingHandler.frame(1, new byte[10], 0);
+        sink.write(f[0], f[1]);
+        sink.discard();
+        sink.finish();
+        assertNull(ch.readOutbound());
+        ch.finishAndReleaseAll();
+    }
+}

@@ -50,6 +50,7 @@ public final class ConnectionPath {
     private boolean reconnectPending;
     private boolean congestionUpdateQueued;
     private boolean shutdown;
+    private boolean probeSent;
     private long nextTxSeq = 1;
     private long nextRxSeq;
     private long resets;
@@ -360,6 +361,15 @@ public final class ConnectionPath {
         state = PathState.UP;
         backoff.reset();
         congestionUpdateQueued = true;               // the map goes first on every new connection
+        if (index == 0 && connection.peerPaths() == 0 && !probeSent) {
+            // As the kernel does when it accepts a path of a peer whose path count it does not know: probe, so
+            // that both ends settle on the same number of paths.
+            probeSent = true;
+            env.statistics().increment(Counter.SEND_PONG);
+            OutgoingMessage probe = OutgoingMessage.probe(Connection.SUPPORTED_PATHS);
+            probe.sequence = nextTxSeq++;
+            sendQueue.addLast(probe);
+        }
         log.debug("{} path {}: up, {} messages queued", connection, index, sendQueue.size());
         return pc;
     }

@@ -43,6 +43,16 @@ public final class OutgoingMessage {
         return new OutgoingMessage(0, pingSourcePort, ConnectionPath.EMPTY, null, ext);
     }
 
+    /**
+     * A multipath probe ping: from the reserved port 1 to port 0, offering our number of paths. The peer answers
+     * with a pong carrying its own, and both use the smaller.
+     */
+    static OutgoingMessage probe(int npaths) {
+        byte[] ext = new byte[RdsHeader.EXTHDR_SIZE];
+        ExtensionHeaders.add(ext, ExtensionHeaders.NPATHS, npaths, ExtensionHeaders.AddMode.SINGLE);
+        return new OutgoingMessage(ConnectionPath.PROBE_PORT, 0, ConnectionPath.EMPTY, null, ext);
+    }
+
     public int length() {
         return payload.limit();
     }

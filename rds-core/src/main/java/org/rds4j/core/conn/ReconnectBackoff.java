@@ -33,7 +33,7 @@ public final class ReconnectBackoff {
             return 0;
         }
         long delay = random.applyAsLong(ceilingNanos);
-        ceilingNanos = Math.min(ceilingNanos * 2, maxNanos);
+        ceilingNanos = ceilingNanos > maxNanos / 2 ? maxNanos : ceilingNanos * 2;   // no overflow near Long.MAX_VALUE
         return delay;
     }
 

@@ -133,7 +133,10 @@ public final class ExtensionHeaders {
         return true;
     }
 
-    /** The first entry of {@code type} as an unsigned big-endian number, or -1 if there is none. */
+    /**
+     * The first entry of {@code type} as an unsigned big-endian number, or -1 if there is none. Meant for the
+     * entries of at most 4 bytes rds4j reads (NPATHS, GEN_NUM); an 8-byte payload comes back as its raw 64 bits.
+     */
     public static long find(byte[] area, int type) {
         long[] found = {-1};
         forEach(area, (t, a, off, size) -> {

@@ -1,6 +1,7 @@
 package org.rds4j.core.wire;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -50,11 +51,25 @@ public final class RdsHeader {
     private int checksum;
     private final byte[] extensions = new byte[EXTHDR_SIZE];
 
-    /** Reads 48 bytes from {@code src} (advancing its position) into this header. */
+    /**
+     * Reads 48 bytes from {@code src} (advancing its position) into this header. The wire is big-endian whatever
+     * the buffer's byte order, which is left as it was.
+     */
     public RdsHeader decode(ByteBuffer src) {
         if (src.remaining() < SIZE) {
             throw new IllegalArgumentException("an RDS header needs 48 bytes, " + src.remaining() + " remain");
         }
+        ByteOrder order = src.order();
+        src.order(ByteOrder.BIG_ENDIAN);
+        try {
+            decodeBigEndian(src);
+        } finally {
+            src.order(order);
+        }
+        return this;
+    }
+
+    private void decodeBigEndian(ByteBuffer src) {
         sequence = src.getLong();
         ack = src.getLong();
         length = Integer.toUnsignedLong(src.getInt());
@@ -65,11 +80,20 @@ public final class RdsHeader {
         padding = src.getInt();
         checksum = Short.toUnsignedInt(src.getShort());
         src.get(extensions);
-        return this;
     }
 
-    /** Writes this header's 48 bytes to {@code dst}, advancing its position. */
+    /** Writes this header's 48 bytes to {@code dst}, big-endian whatever its byte order, advancing its position. */
     public void encode(ByteBuffer dst) {
+        ByteOrder order = dst.order();
+        dst.order(ByteOrder.BIG_ENDIAN);
+        try {
+            encodeBigEndian(dst);
+        } finally {
+            dst.order(order);
+        }
+    }
+
+    private void encodeBigEndian(ByteBuffer dst) {
         dst.putLong(sequence);
         dst.putLong(ack);
         dst.putInt((int) length);

@@ -1,0 +1,340 @@
+package org.rds4j.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.rds4j.RdsDatagram;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsSocketOptions;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.CoreStack;
+import org.rds4j.core.conn.Connection;
+import org.rds4j.tools.PayloadPattern;
+
+/**
+ * rds4j against the Linux kernel's RDS over TCP, live. The guest kernel is at 10.213.0.2; rds4j runs in this JVM
+ * as 10.213.0.1 (the smaller address) or 10.213.0.9 (the larger). Every scenario uses fresh stacks and its own RDS
+ * ports, asserts what arrived byte for byte and in order, and ends by checking that the guest kernel logged no RDS
+ * complaint.
+ *
+ * <p>Scenarios 5 (congestion), 6 (connection loss) and 7 (restart) join this suite with the issues for congestion
+ * and for reliable delivery.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(ScenarioReport.class)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class KernelInteropTest {
+    private static final int[] SIZES = {0, 1, 100, 4096, 65536, 1 << 20};
+    private static InetAddress low;
+    private static InetAddress high;
+    private static InetAddress guest;
+    private static int dmesgLines;
+
+    private final List<RdsStack> stacks = new ArrayList<>();
+
+    @BeforeAll
+    static void guestIsThere() throws IOException {
+        if (!Guest.available()) {
+            System.out.println("KERNEL-INTEROP: NO KERNEL GUEST - every scenario is SKIPPED "
+                    + "(RDS4J_KERNEL_INTEROP=skip, or the suite was not started through interop/linux/netns-jvm/bin/java)");
+        }
+        Assumptions.assumeTrue(Guest.available(), "no kernel guest: the suite runs through interop/linux");
+        low = InetAddress.getByName(System.getenv("RDS4J_HOST_ADDR"));
+        high = InetAddress.getByName(System.getenv("RDS4J_HIGH_ADDR"));
+        guest = InetAddress.getByName(Guest.address());
+        dmesgLines = Guest.dmesg().split("\n").length;
+    }
+
+    @AfterEach
+    void closeStacksAndCheckTheKernelLog() {
+        stacks.forEach(RdsStack::close);
+        String[] log = Guest.dmesg().split("\n");
+        List<String> fresh = List.of(log).subList(Math.min(dmesgLines, log.length), log.length);
+        dmesgLines = log.length;
+        List<String> complaints = Guest.rdsComplaints(String.join("\n", fresh));
+        assertTrue(complaints.isEmpty(), "the guest kernel complained: " + complaints);
+    }
+
+    private RdsStack stack(InetAddress address) {
+        RdsStack s = RdsStack.create(RdsStackConfig.builder().name("rds4j-" + address.getHostAddress())
+                .address(address).defaultTransport("tcp").build());
+        stacks.add(s);
+        return s;
+    }
+
+    private static RdsSocket socket(RdsStack stack, InetAddress address, int port) throws IOException {
+        RdsSocket s = stack.openSocket();
+        s.setOption(RdsSocketOptions.SO_SNDBUF, 2 << 20);
+        s.setOption(RdsSocketOptions.SO_RCVBUF, 4 << 20);
+        s.bind(new InetSocketAddress(address, port));
+        return s;
+    }
+
+    private static InetSocketAddress at(InetAddress a, int port) {
+        return new InetSocketAddress(a, port);
+    }
+
+    private static void sendPattern(RdsSocket s, InetSocketAddress to, long k, int size) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(size);
+        PayloadPattern.fill(b, k, size);
+        s.send(b.flip(), to);
+    }
+
+    /** Receives {@code count} pattern messages from {@code from}, in order, with the given sizes (or any). */
+    private static void receivePattern(RdsSocket s, InetSocketAddress from, int count, int[] sizes)
+            throws IOException {
+        for (int k = 0; k < count; k++) {
+            int want = k;
+            RdsDatagram d = s.receive(Duration.ofSeconds(120)).orElseThrow(
+                    () -> new AssertionError("message " + want + " from " + from + " never arrived"));
+            assertEquals(from, d.source(), "source of message " + k);
+            if (sizes != null) {
+                assertEquals(sizes[k], d.length(), "size of message " + k);
+            }
+            long claimed = PayloadPattern.claimedSequence(d.payload());
+            assertTrue(PayloadPattern.matches(claimed, k, d.length()),
+                    "message " + k + " (" + d.length() + " bytes) claims " + claimed + " or is corrupt");
+        }
+    }
+
+    private static void assertGuestJob(Guest.Result r, String expected) {
+        assertTrue(r.ok() && r.output().contains(expected), "guest job: " + r);
+    }
+
+    /** The established TCP connections between {@code a} and the guest, as "local -> remote" of this host. */
+    private static List<String> tcpConnections(InetAddress a) {
+        Guest.Result r = Guest.exec(List.of("ss", "-Htn", "state", "established"), Duration.ofSeconds(10));
+        List<String> found = new ArrayList<>();
+        for (String line : r.output().split("\n")) {
+            // epoll sockets are dual-stack: ss shows [::ffff:10.213.0.1]:port
+            String[] f = line.trim().replace("[::ffff:", "").replace("]", "").split("\\s+");
+            if (f.length >= 4 && f[2].startsWith(a.getHostAddress() + ":") && f[3].startsWith(guest.getHostAddress()
+                    + ":") && (f[2].endsWith(":16385") || f[3].endsWith(":16385"))) {
+                found.add(f[2] + " -> " + f[3]);
+            }
+        }
+        return found;
+    }
+
+    /** Asserts that the one RDS connection between {@code a} and the guest was opened by {@code opener}. */
+    private static void assertOpenedBy(InetAddress a, InetAddress opener) {
+        List<String> conns = tcpConnections(a);
+        assertEquals(1, conns.size(), "one TCP connection between " + a + " and the guest: " + conns);
+        boolean weOpened = conns.get(0).endsWith(guest.getHostAddress() + ":16385");
+        assertEquals(opener.equals(a), weOpened, "opened by " + opener.getHostAddress() + ": " + conns);
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 1
+
+    @Test
+    @Order(10)
+    @DisplayName("scenario 1a: rds4j -> kernel, sizes 0 B to 1 MiB")
+    void sizesToTheKernel() throws Exception {
+        RdsStack s = stack(low);
+        Guest.start("s1a", "rdsagent sizes-recv " + guest.getHostAddress() + ":4100 0,1,100,4096,65536,1048576 120");
+        Guest.expect("s1a", "recv-ready", Duration.ofSeconds(30));
+        RdsSocket out = socket(s, low, 5100);
+        for (int k = 0; k < SIZES.length; k++) {
+            sendPattern(out, at(guest, 4100), k, SIZES[k]);
+        }
+        assertTrue(out.awaitSent(Duration.ofSeconds(60)));
+        assertGuestJob(Guest.await("s1a", Duration.ofSeconds(120)), "RECV done ok=6 bad=0");
+    }
+
+    @Test
+    @Order(11)
+    @DisplayName("scenario 1b: kernel -> rds4j, sizes 0 B to 1 MiB")
+    void sizesFromTheKernel() throws Exception {
+        RdsStack s = stack(low);
+        RdsSocket in = socket(s, low, 4101);
+        Guest.Result sent = Guest.run("rdsagent sizes-send " + guest.getHostAddress() + ":5101 "
+                + low.getHostAddress() + ":4101 0,1,100,4096,65536,1048576 120", Duration.ofSeconds(150));
+        assertGuestJob(sent, "SIZES send-done sent=6 errors=0");
+        receivePattern(in, at(guest, 5101), SIZES.length, SIZES);
+    }
+
+    @Test
+    @Order(12)
+    @DisplayName("scenario 1c: 10,000 mixed-size messages each way at once")
+    void mixedTrafficBothWaysAtOnce() throws Exception {
+        int count = 10_000;
+        RdsStack s = stack(low);
+        RdsSocket in = socket(s, low, 4103);
+        RdsSocket out = socket(s, low, 5103);
+        Guest.start("s1c-rx", "rdsagent recv " + guest.getHostAddress() + ":4102 " + count + " 300");
+        Guest.expect("s1c-rx", "RECV ready", Duration.ofSeconds(30));
+        Guest.start("s1c-tx", "rdsagent send " + guest.getHostAddress() + ":5102 " + low.getHostAddress()
+                + ":4103 " + count + " 0-4096 300");
+        CompletableFuture<Void> sending = CompletableFuture.runAsync(() -> {
+            try {
+                for (int k = 0; k < count; k++) {
+                    sendPattern(out, at(guest, 4102), k, (int) ((k * 2654435761L) % 4097));
+                }
+                assertTrue(out.awaitSent(Duration.ofSeconds(120)));
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        receivePattern(in, at(guest, 5102), count, null);
+        sending.get(300, TimeUnit.SECONDS);
+        assertGuestJob(Guest.await("s1c-tx", Duration.ofSeconds(120)), "SEND done sent=" + count + " errors=0");
+        assertGuestJob(Guest.await("s1c-rx", Duration.ofSeconds(300)), "RECV done ok=" + count + " bad=0");
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 2
+
+    @Test
+    @Order(20)
+    @DisplayName("scenario 2a: rds4j has the smaller address and sends first")
+    void smallerRds4jSendsFirst() throws Exception {
+        oneMessageToTheKernel(low, 4200, 5200);
+        assertOpenedBy(low, low);
+    }
+
+    @Test
+    @Order(21)
+    @DisplayName("scenario 2b: rds4j has the smaller address, the kernel sends first")
+    void kernelSendsFirstToSmallerRds4j() throws Exception {
+        oneMessageFromTheKernel(low, 4201, 5201);
+        assertOpenedBy(low, low);
+    }
+
+    @Test
+    @Order(22)
+    @DisplayName("scenario 2c: rds4j has the larger address and sends first (pokes)")
+    void largerRds4jSendsFirst() throws Exception {
+        oneMessageToTheKernel(high, 4202, 5202);
+        assertOpenedBy(high, guest);
+    }
+
+    @Test
+    @Order(23)
+    @DisplayName("scenario 2d: rds4j has the larger address, the kernel sends first")
+    void kernelSendsFirstToLargerRds4j() throws Exception {
+        oneMessageFromTheKernel(high, 4203, 5203);
+        assertOpenedBy(high, guest);
+    }
+
+    @Test
+    @Order(24)
+    @DisplayName("scenario 2e: both send their first message at the same moment")
+    void bothSendFirstAtOnce() throws Exception {
+        for (InetAddress a : List.of(low, high)) {
+            RdsStack s = stack(a);
+            int base = a.equals(low) ? 4204 : 4206;
+            RdsSocket in = socket(s, a, base);
+            RdsSocket out = socket(s, a, base + 1000);
+            String job = "s2e-" + base;
+            Guest.start(job + "rx", "rdsagent recv " + guest.getHostAddress() + ":" + (base + 1) + " 1 60");
+            Guest.expect(job + "rx", "RECV ready", Duration.ofSeconds(30));
+            Guest.start(job + "tx", "rdsagent send " + guest.getHostAddress() + ":" + (base + 2000) + " "
+                    + a.getHostAddress() + ":" + base + " 1 100 60");
+            sendPattern(out, at(guest, base + 1), 0, 100);
+            receivePattern(in, at(guest, base + 2000), 1, new int[] {100});
+            assertGuestJob(Guest.await(job + "rx", Duration.ofSeconds(60)), "RECV done ok=1 bad=0");
+            assertGuestJob(Guest.await(job + "tx", Duration.ofSeconds(60)), "SEND done sent=1 errors=0");
+            assertOpenedBy(a, a.equals(low) ? low : guest);
+            s.close();
+        }
+    }
+
+    private void oneMessageToTheKernel(InetAddress a, int guestPort, int ourPort) throws Exception {
+        RdsStack s = stack(a);
+        String job = "s2-" + guestPort;
+        Guest.start(job, "rdsagent recv " + guest.getHostAddress() + ":" + guestPort + " 1 60");
+        Guest.expect(job, "RECV ready", Duration.ofSeconds(30));
+        RdsSocket out = socket(s, a, ourPort);
+        sendPattern(out, at(guest, guestPort), 0, 100);
+        assertGuestJob(Guest.await(job, Duration.ofSeconds(60)), "RECV done ok=1 bad=0");
+    }
+
+    private void oneMessageFromTheKernel(InetAddress a, int ourPort, int guestPort) throws Exception {
+        RdsStack s = stack(a);
+        RdsSocket in = socket(s, a, ourPort);
+        Guest.Result sent = Guest.run("rdsagent send " + guest.getHostAddress() + ":" + guestPort + " "
+                + a.getHostAddress() + ":" + ourPort + " 1 100 60", Duration.ofSeconds(90));
+        assertGuestJob(sent, "SEND done sent=1 errors=0");
+        receivePattern(in, at(guest, guestPort), 1, new int[] {100});
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 3
+
+    @Test
+    @Order(30)
+    @DisplayName("scenario 3a: rds4j pings the kernel")
+    void rds4jPingsTheKernel() throws Exception {
+        RdsStack s = stack(low);
+        RdsSocket ping = socket(s, low, 0);
+        for (int i = 0; i < 3; i++) {
+            ping.send(ByteBuffer.allocate(0), at(guest, 0));
+            RdsDatagram pong = ping.receive(Duration.ofSeconds(30)).orElseThrow(
+                    () -> new AssertionError("no pong from the kernel"));
+            assertEquals(at(guest, 0), pong.source());
+            assertEquals(0, pong.length());
+        }
+    }
+
+    @Test
+    @Order(31)
+    @DisplayName("scenario 3b: the kernel pings rds4j")
+    void theKernelPingsRds4j() throws Exception {
+        RdsStack s = stack(low);
+        socket(s, low, 4300);                      // the host is up once a socket is bound
+        Guest.Result r = Guest.run("rdsagent ping " + low.getHostAddress() + " 3 " + guest.getHostAddress() + " 30",
+                Duration.ofSeconds(60));
+        assertGuestJob(r, "PING done sent=3 replies=3");
+        assertEquals(3, r.output().lines().filter(l -> l.contains("rtt_us=")).count(), r.output());
+        assertTrue(s.counters().get("recv_ping") >= 3, "the 3 pings were answered by rds4j: " + s.counters());
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 4
+
+    @Test
+    @Order(40)
+    @DisplayName("scenario 4: the multipath probe is answered and both sides use one path")
+    void multipathProbeSettlesOnOnePath() throws Exception {
+        // The larger address, so that a kernel believing in 8 paths would open 7 more connections to us.
+        RdsStack s = stack(high);
+        Guest.start("s4", "rdsagent echo " + guest.getHostAddress() + ":4400");
+        Guest.expect("s4", "ECHO ready", Duration.ofSeconds(30));
+        try {
+            for (int p = 0; p < 8; p++) {                // eight source ports: eight different path hashes
+                RdsSocket sock = socket(s, high, 5400 + p);
+                sendPattern(sock, at(guest, 4400), 0, 64);
+                receivePattern(sock, at(guest, 4400), 1, new int[] {64});
+            }
+        } finally {
+            Guest.kill("s4");
+        }
+        Connection c = ((CoreStack) s).connections().stream()
+                .filter(x -> x.peer().equals(guest)).findFirst().orElseThrow();
+        assertEquals(8, c.peerPaths(), "the kernel's answer to our probe offers its 8 paths");
+        assertEquals(1, Connection.SUPPORTED_PATHS);
+        // A kernel that took more than one path would connect the others to us at once; give it a bounded moment.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (System.nanoTime() < deadline) {
+            assertEquals(1, tcpConnections(high).size(), "the kernel opened more paths: " + tcpConnections(high));
+            Thread.onSpinWait();
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/**
+ * The rds4j command line: stress, echo, send, recv and ping.
+ *
+ * <p>The code uses only the public API, package {@code org.rds4j}. The implementation modules are required solely
+ * so that a module-path launch ({@code java -p ... -m org.rds4j.tools/org.rds4j.tools.Main}) always has the
+ * stack and both transports in its graph; no package of theirs is used, and the API finds them through
+ * {@link org.rds4j.spi.RdsStackProvider}. The {@code rds4j} launcher runs on the class path, where this file
+ * plays no part.
+ */
+module org.rds4j.tools {
+    requires org.rds4j.api;
+    requires org.rds4j.core;
+    requires org.rds4j.transport.tcp;
+    requires org.rds4j.transport.loopback;
+
+    exports org.rds4j.tools;
+}

@@ -1,0 +1,215 @@
+package org.rds4j.tools;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsSocketOptions;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+
+/**
+ * {@code rds4j stress}: two stacks in one JVM, "hosts" 127.0.0.1 (A) and 127.0.0.2 (B) on the same TCP port, and N
+ * socket pairs; A's socket i keeps a window of requests outstanding to B's socket i, which echoes each one back.
+ * Every message is checked in both directions; a live line per second, then a summary. Exit 1 on any loss,
+ * corruption or reordering, or if nothing got through.
+ */
+final class StressCommand implements Command {
+    private static final int MAX_MESSAGE = 1 << 20;
+    /** How long the outstanding echoes may take once sending stops before they count as lost. */
+    private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    @Override
+    public String name() {
+        return "stress";
+    }
+
+    @Override
+    public String description() {
+        return "request/echo load between two stacks in this JVM, with checks and latency percentiles";
+    }
+
+    @Override
+    public String usage() {
+        return "usage: rds4j stress [OPTIONS]\n\n"
+                + "Creates stack A (127.0.0.1) and stack B (127.0.0.2) in this JVM; A's socket i sends pattern\n"
+                + "messages to B's socket i, which echoes them back. Prints a line per second and a summary;\n"
+                + "exits 1 on any lost, corrupt or reordered message.\n\n"
+                + "  --sockets N      socket pairs (default 4)\n"
+                + "  --depth N        requests outstanding per socket (default 16)\n"
+                + "  --size BYTES     message size, 0.." + MAX_MESSAGE + " (default 64)\n"
+                + "  --duration S     measured seconds (default 10)\n"
+                + "  --warmup S       seconds before measuring (default 1)\n"
+                + NetOptions.USAGE
+                + "                   (--sndbuf/--rcvbuf default to at least twice the window's bytes, so that\n"
+                + "                    echoes never wait for congestion to clear)\n";
+    }
+
+    @Override
+    public Set<String> valueOptions() {
+        Set<String> s = new HashSet<>(NetOptions.VALUE_OPTIONS);
+        s.addAll(Set.of("sockets", "depth", "size", "duration", "warmup"));
+        return s;
+    }
+
+    @Override
+    public Set<String> flagOptions() {
+        return Set.of();
+    }
+
+    @Override
+    public int run(Args args, PrintStream out, PrintStream err) throws Exception {
+        args.expectPositionals(0, 0);
+        int sockets = args.intValue("sockets", 4, 1, 1024);
+        int depth = args.intValue("depth", 16, 1, 1 << 16);
+        int size = args.intValue("size", 64, 0, MAX_MESSAGE);
+        long duration = args.secondsAsNanos("duration", 10, 0.001, 1e6);
+        long warmup = args.secondsAsNanos("warmup", 1, 0, 1e6);
+        NetOptions net = NetOptions.from(args);
+        InetAddress hostA = InetAddress.getByName("127.0.0.1");
+        InetAddress hostB = InetAddress.getByName("127.0.0.2");
+        // The window must fit in the receive budget (half of SO_RCVBUF's doubled value, i.e. the value set), or a
+        // full window congests the port and echoes wait; and a message must fit in the send budget.
+        int buffer = (int) Math.min(Integer.MAX_VALUE / 2,
+                Math.max(RdsStackConfig.DEFAULT_SOCKET_BUFFER, 2L * depth * Math.max(size, 64)));
+
+        out.printf(Locale.ROOT, "stress: %d socket pairs %s <-> %s, transport %s, tcp port %d, %d-byte messages, "
+                        + "depth %d, %s measured after %s warmup%n", sockets, hostA.getHostAddress(),
+                hostB.getHostAddress(), net.transport, net.tcpPort, size, depth, Format.seconds(duration),
+                Format.seconds(warmup));
+        out.flush();
+
+        StressStats stats = new StressStats();
+        List<RdsSocket> opened = new ArrayList<>();
+        List<StressRequester> requesters = new ArrayList<>();
+        List<Thread> requesterThreads = new ArrayList<>();
+        List<Thread> echoerThreads = new ArrayList<>();
+        try (RdsStack a = net.createStack("stress-a", hostA);
+             RdsStack b = net.createStack("stress-b", hostB)) {
+            for (int i = 0; i < sockets; i++) {
+                RdsSocket sa = open(net, a, hostA, buffer, opened);
+                RdsSocket sb = open(net, b, hostB, buffer, opened);
+                StressRequester r = new StressRequester(sa, sb.localAddress(), depth, size, stats);
+                requesters.add(r);
+                requesterThreads.add(daemon(new Thread(r, "stress-request-" + i)));
+                echoerThreads.add(daemon(new Thread(new StressEchoer(sb, sa.localAddress(), size, stats),
+                        "stress-echo-" + i)));
+            }
+            Measurement m = measure(stats, warmup, duration, out, echoerThreads, requesterThreads);
+            drain(requesters, requesterThreads, opened);
+            // Every echo is back (or counted lost): closing the echo sockets now drops nothing.
+            closeAll(opened);
+            joinAll(echoerThreads, TimeUnit.SECONDS.toNanos(5));
+            return report(m, stats, size, out, err);
+        } finally {
+            closeAll(opened);
+        }
+    }
+
+    private static RdsSocket open(NetOptions net, RdsStack stack, InetAddress host, int buffer,
+            List<RdsSocket> opened) throws IOException {
+        RdsSocket s = net.openSocket(stack);
+        opened.add(s);
+        if (net.sndbuf == 0) {
+            s.setOption(RdsSocketOptions.SO_SNDBUF, buffer);
+        }
+        if (net.rcvbuf == 0) {
+            s.setOption(RdsSocketOptions.SO_RCVBUF, buffer);
+        }
+        s.bind(new InetSocketAddress(host, 0));
+        return s;
+    }
+
+    /** The counters at the start and end of the measured interval. */
+    private record Measurement(long nanos, long messages, long bytes, LatencyHistogram.Snapshot roundTrips) {
+    }
+
+    private static Measurement measure(StressStats stats, long warmup, long duration, PrintStream out,
+            List<Thread> echoers, List<Thread> requesters) throws InterruptedException {
+        try (RateReporter reporter = new RateReporter(out, stats::messages, stats::bytes, stats.roundTrips())) {
+            reporter.phase(warmup > 0 ? "warmup" : "");
+            echoers.forEach(Thread::start);
+            requesters.forEach(Thread::start);
+            reporter.start();
+            // Waiting on the failure latch doubles as the timer: the first error ends the run at once.
+            if (warmup > 0 && stats.failed().await(warmup, TimeUnit.NANOSECONDS)) {
+                return new Measurement(0, 0, 0, LatencyHistogram.Snapshot.empty());
+            }
+            reporter.phase("");
+            stats.measuring(true);
+            long t0 = System.nanoTime();
+            long m0 = stats.messages();
+            long b0 = stats.bytes();
+            LatencyHistogram.Snapshot h0 = stats.roundTrips().snapshot();
+            stats.failed().await(duration, TimeUnit.NANOSECONDS);
+            long t1 = System.nanoTime();
+            long m1 = stats.messages();
+            long b1 = stats.bytes();
+            LatencyHistogram.Snapshot h1 = stats.roundTrips().snapshot();
+            stats.measuring(false);
+            return new Measurement(t1 - t0, m1 - m0, b1 - b0, h1.minus(h0));
+        }
+    }
+
+    /** Stops new requests and waits for the outstanding echoes; closes the sockets of requesters still waiting. */
+    private static void drain(List<StressRequester> requesters, List<Thread> threads, List<RdsSocket> opened)
+            throws InterruptedException {
+        requesters.forEach(StressRequester::stopSending);
+        joinAll(threads, DRAIN_NANOS);
+        boolean stuck = false;
+        for (StressRequester r : requesters) {
+            stuck |= !r.finished();
+        }
+        if (stuck) {
+            // A lost echo would block its requester forever; closing wakes it and it reports the loss.
+            closeAll(opened);
+            joinAll(threads, TimeUnit.SECONDS.toNanos(5));
+        }
+    }
+
+    private static int report(Measurement m, StressStats stats, int size, PrintStream out, PrintStream err) {
+        for (String d : stats.details()) {
+            err.println("stress: " + d);
+        }
+        boolean ok = stats.errors() == 0 && m.messages() > 0;
+        if (stats.errors() == 0 && m.messages() == 0) {
+            err.println("stress: no message got through in the measured interval");
+        }
+        out.printf(Locale.ROOT, "stress: %s: %d messages (%d round trips) of %d bytes in %s, %d msg/s, %s, "
+                        + "rtt p50 %d us p99 %d us max %d us, %d errors%n",
+                ok ? "OK" : "FAILED", m.messages(), m.roundTrips().count(), size, Format.seconds(m.nanos()),
+                Format.perSecond(m.messages(), m.nanos()), Format.megabytesPerSecond(m.bytes(), m.nanos()),
+                Format.micros(m.roundTrips().percentile(50)), Format.micros(m.roundTrips().percentile(99)),
+                Format.micros(stats.maxRoundTrip()), stats.errors());
+        return ok ? 0 : 1;
+    }
+
+    private static void joinAll(List<Thread> threads, long timeoutNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (Thread t : threads) {
+            long left = deadline - System.nanoTime();
+            if (left > 0 && t.isAlive()) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+        }
+    }
+
+    /** A worker stuck despite every bound must not keep the JVM alive after the summary. */
+    private static Thread daemon(Thread t) {
+        t.setDaemon(true);
+        return t;
+    }
+
+    private static void closeAll(List<RdsSocket> sockets) {
+        for (RdsSocket s : sockets) {
+            s.close();
+        }
+    }
+}

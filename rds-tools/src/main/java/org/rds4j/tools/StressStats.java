@@ -1,0 +1,83 @@
+package org.rds4j.tools;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What the stress workers count, shared with the live reporter and the summary: delivered messages and bytes,
+ * round-trip times, and errors. Every update is a lock-free add without allocation; errors, which end the run,
+ * may allocate.
+ */
+final class StressStats {
+    /** More detail than this only repeats the first failure. */
+    private static final int MAX_DETAILS = 10;
+
+    private final LongAdder messages = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+    private final LatencyHistogram roundTrips = new LatencyHistogram();
+    private final AtomicLong maxRoundTrip = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final ConcurrentLinkedQueue<String> details = new ConcurrentLinkedQueue<>();
+    private final CountDownLatch failed = new CountDownLatch(1);
+    /** Whether the warmup is over: only then do samples count towards the exact maximum. */
+    private volatile boolean measuring;
+
+    /** A message arrived intact at either end. */
+    void delivered(int length) {
+        messages.increment();
+        bytes.add(length);
+    }
+
+    void roundTrip(long nanos) {
+        roundTrips.record(nanos);
+        if (measuring) {
+            long max;
+            while (nanos > (max = maxRoundTrip.get()) && !maxRoundTrip.compareAndSet(max, nanos)) {
+                // Lost a race with another worker's larger or smaller maximum: read again.
+            }
+        }
+    }
+
+    void error(String detail) {
+        if (errors.incrementAndGet() <= MAX_DETAILS) {
+            details.add(detail);
+        }
+        failed.countDown();
+    }
+
+    void measuring(boolean on) {
+        measuring = on;
+    }
+
+    long messages() {
+        return messages.sum();
+    }
+
+    long bytes() {
+        return bytes.sum();
+    }
+
+    LatencyHistogram roundTrips() {
+        return roundTrips;
+    }
+
+    long maxRoundTrip() {
+        return maxRoundTrip.get();
+    }
+
+    long errors() {
+        return errors.get();
+    }
+
+    List<String> details() {
+        return List.copyOf(details);
+    }
+
+    /** Counted down on the first error, so that the run can stop early instead of waiting out its duration. */
+    CountDownLatch failed() {
+        return failed;
+    }
+}

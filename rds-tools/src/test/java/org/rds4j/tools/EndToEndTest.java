@@ -1,0 +1,111 @@
+package org.rds4j.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The tools against the real implementation, each in its own JVM as a user would run them, on 127.0.0.1 and
+ * 127.0.0.2 with a free TCP port. Generous bounds: two cores build, test and run several JVMs at once.
+ */
+@Timeout(300)
+class EndToEndTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    private static final Duration RUN = Duration.ofSeconds(180);
+
+    private final List<ToolProcess> processes = new ArrayList<>();
+
+    private ToolProcess start(String... args) throws Exception {
+        ToolProcess p = ToolProcess.start(args);
+        processes.add(p);
+        return p;
+    }
+
+    @AfterEach
+    void killEverything() throws InterruptedException {
+        for (ToolProcess p : processes) {
+            p.close();
+        }
+    }
+
+    @Test
+    void sendAndRecvInTwoProcessesVerifyAHundredThousandMessages() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess recv = start("recv", "--bind", "127.0.0.2:4000", "--count", "100000", "--timeout", "150",
+                "--tcp-port", tcpPort);
+        recv.awaitLine(l -> l.startsWith("recv: listening on 127.0.0.2:4000"), STARTUP);
+        ToolProcess send = start("send", "--bind", "127.0.0.1:4001", "--to", "127.0.0.2:4000", "--count", "100000",
+                "--size", "100", "--timeout", "150", "--tcp-port", tcpPort);
+
+        assertEquals(0, send.awaitExit(RUN), send.describe());
+        assertEquals(0, recv.awaitExit(RUN), recv.describe());
+        assertTrue(send.stdout().stream().anyMatch(l -> l.startsWith("send: OK: 100000 messages")), send.describe());
+        assertTrue(recv.stdout().stream().anyMatch(l -> l.startsWith("recv: OK: 100000 messages")
+                && l.contains("from 1 sources") && l.contains("0 lost, 0 duplicate, 0 reordered, 0 corrupt")),
+                recv.describe());
+    }
+
+    @Test
+    void pingGetsThreePongsFromTheHostOfAnEchoTool() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess echo = start("echo", "--bind", "127.0.0.2:4000", "--tcp-port", tcpPort);
+        echo.awaitLine(l -> l.startsWith("echo: listening on 127.0.0.2:4000"), STARTUP);
+        ToolProcess ping = start("ping", "--count", "3", "--interval", "200", "--tcp-port", tcpPort, "127.0.0.2");
+
+        assertEquals(0, ping.awaitExit(RUN), ping.describe());
+        Pattern reply = Pattern.compile("^ +\\d+: \\d+ usec$");
+        assertEquals(3, ping.stdout().stream().filter(l -> reply.matcher(l).matches()).count(), ping.describe());
+        assertTrue(ping.stdout().stream().anyMatch(l -> l.startsWith("ping: 3 sent, 3 received")), ping.describe());
+
+        // SIGTERM ends echo with a summary and status 0.
+        echo.terminate();
+        assertEquals(0, echo.awaitExit(RUN), echo.describe());
+        assertTrue(echo.stdout().stream().anyMatch(l -> l.startsWith("echo: ") && l.contains("echoed")),
+                echo.describe());
+    }
+
+    @Test
+    void sendExpectingEchoesFromAnEchoTool() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess echo = start("echo", "--bind", "127.0.0.2:4000", "--tcp-port", tcpPort);
+        echo.awaitLine(l -> l.startsWith("echo: listening on"), STARTUP);
+        ToolProcess send = start("send", "--bind", "127.0.0.1:0", "--to", "127.0.0.2:4000", "--count", "20000",
+                "--size", "300", "--expect-echo", "--timeout", "150", "--tcp-port", tcpPort);
+
+        assertEquals(0, send.awaitExit(RUN), send.describe());
+        assertTrue(send.stdout().stream().anyMatch(l -> l.startsWith("send: OK: 20000 messages")
+                && l.contains("echoes: 20000 received, 0 lost, 0 duplicate, 0 reordered, 0 corrupt, 0 unexpected")),
+                send.describe());
+    }
+
+    @Test
+    void recvTimesOutWithoutASender() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess recv = start("recv", "--bind", "127.0.0.2:4000", "--count", "1", "--timeout", "1",
+                "--tcp-port", tcpPort);
+        assertEquals(1, recv.awaitExit(RUN), recv.describe());
+        assertTrue(recv.stderr().contains("timed out after 0 of 1 messages"), recv.describe());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"loopback", "tcp"})
+    void stressRunsCleanlyAndSummarizes(String transport) throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess stress = start("stress", "--duration", "2", "--warmup", "0", "--transport", transport,
+                "--tcp-port", tcpPort);
+
+        assertEquals(0, stress.awaitExit(RUN), stress.describe());
+        Pattern summary = Pattern.compile("^stress: OK: [1-9]\\d* messages \\([1-9]\\d* round trips\\) .* "
+                + "rtt p50 \\d+ us p99 \\d+ us max \\d+ us, 0 errors$");
+        assertTrue(stress.stdout().stream().anyMatch(l -> summary.matcher(l).matches()), stress.describe());
+    }
+}

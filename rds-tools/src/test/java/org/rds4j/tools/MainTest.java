@@ -1,0 +1,91 @@
+package org.rds4j.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** Command-line handling that needs no network: every case here fails or helps before a stack is created. */
+class MainTest {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... argv) {
+        return Main.run(argv, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void noArgumentsIsAUsageError() {
+        assertEquals(2, run());
+        assertTrue(err().contains("usage: rds4j COMMAND"));
+        assertTrue(out().isEmpty());
+    }
+
+    @Test
+    void topLevelHelpListsEveryCommand() {
+        assertEquals(0, run("--help"));
+        for (String c : new String[] {"stress", "echo", "send", "recv", "ping"}) {
+            assertTrue(out().contains("  " + c + " "), c);
+        }
+    }
+
+    @Test
+    void unknownCommand() {
+        assertEquals(2, run("frobnicate"));
+        assertTrue(err().contains("unknown command 'frobnicate'"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"stress", "echo", "send", "recv", "ping"})
+    void everyCommandHasHelp(String command) {
+        assertEquals(0, run(command, "--help"));
+        assertTrue(out().startsWith("usage: rds4j " + command), out());
+        assertTrue(err().isEmpty());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "stress --bogus",
+        "stress --sockets 0",
+        "stress --size 2000000",
+        "stress --duration abc",
+        "stress --transport udp",
+        "stress extra",
+        "echo",
+        "echo --bind 127.0.0.1",
+        "echo --bind 127.0.0.1:4000 --tcp-port 0",
+        "send --to 127.0.0.2:4000",
+        "send --bind 127.0.0.1:4001",
+        "send --bind 127.0.0.1:4001 --to 127.0.0.2:4000 --count -1",
+        "send --bind 127.0.0.1:4001 --to 127.0.0.2:4000 --expect-echo=1",
+        "recv --bind 127.0.0.2:4000",
+        "recv --count 5",
+        "recv --bind 127.0.0.2:4000 --count 5 --timeout 0",
+        "ping",
+        "ping 127.0.0.1 127.0.0.2",
+        "ping --count 0 127.0.0.1",
+        "ping --interval x 127.0.0.1",
+        "ping 192.0.2.1",
+    })
+    void badArgumentsPrintUsageAndExitTwo(String line) {
+        String[] argv = line.split(" ");
+        assertEquals(2, run(argv), err());
+        assertTrue(err().contains("rds4j " + argv[0] + ": "), err());
+        assertTrue(err().contains("usage: rds4j " + argv[0]), err());
+        assertTrue(out().isEmpty(), out());
+    }
+}

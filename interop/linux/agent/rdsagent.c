@@ -42,6 +42,8 @@
 #endif
 #define RDS_INFO_COUNTERS 10000
 #define RDS_INFO_CONNECTIONS 10001
+#define RDS_INFO_SEND_MESSAGES 10003
+#define RDS_INFO_RETRANS_MESSAGES 10004
 #define RDS_INFO_TCP_SOCKETS 10007
 #define RDS_TCP_PORT 16385
 
@@ -79,6 +81,8 @@ static void die(const char *fmt, ...)
     out("ERROR %s", buf);
     exit(2);
 }
+
+static void *rds_info(int fd, int opt, socklen_t *len, unsigned *each);
 
 static uint64_t now_us(void)
 {
@@ -388,6 +392,45 @@ static int mode_echo(int argc, char **argv)
     return 0;
 }
 
+/*
+ * Closing an RDS socket discards every message it still has queued or unacknowledged (the kernel's semantics), and a
+ * path that is down, say while the kernel waits to reconnect to a peer with a larger address, can hold messages for a
+ * second or more. So a sender waits, bounded, until the kernel's own send and retransmit tables hold nothing from its
+ * port. Returns the number of messages still held when it gave up (0 = drained).
+ */
+static unsigned held_messages(int fd, uint16_t port_be)
+{
+    static const int tables[] = {RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES};
+    unsigned held = 0;
+    for (int t = 0; t < 2; t++) {
+        socklen_t len;
+        unsigned each;
+        unsigned char *buf = rds_info(fd, tables[t], &len, &each);
+        /* struct rds_info_message: u64 seq, u32 len, be32 laddr, be32 faddr, be16 lport, be16 fport, u8, u8 */
+        for (socklen_t off = 0; each >= 24 && off + each <= len; off += each) {
+            uint16_t lport;
+            memcpy(&lport, buf + off + 20, 2);
+            if (lport == port_be)
+                held++;
+        }
+        free(buf);
+    }
+    return held;
+}
+
+static unsigned wait_drained(int fd, unsigned timeout_s)
+{
+    struct sockaddr_in me;
+    socklen_t l = sizeof me;
+    if (getsockname(fd, (struct sockaddr *)&me, &l) < 0)
+        return 0;
+    uint64_t deadline = now_us() + (uint64_t)timeout_s * 1000000u;
+    unsigned held;
+    while ((held = held_messages(fd, me.sin_port)) != 0 && now_us() < deadline)
+        usleep(10000);
+    return held;
+}
+
 /* Sends one pattern message k of size s, blocking.  Returns 0 or errno. */
 static int send_one(int fd, const struct sockaddr_in *to, unsigned char *buf, size_t s, uint64_t k)
 {
@@ -459,9 +502,9 @@ static int mode_send(int argc, char **argv)
     uint64_t dt = now_us() - t0;
     out("SEND done sent=%" PRIu64 " errors=%" PRIu64 " timeout=%d last_errno=%s us=%" PRIu64,
         sent, errors, alarmed ? 1 : 0, errname(last_err), dt);
-    /* close() would discard messages not yet acked by TCP; give the kernel time
-     * to push them out (bounded) - the kernel has no SO_LINGER for RDS. */
-    usleep(200000);
+    unsigned held = wait_drained(fd, 30);
+    if (held)
+        out("SEND warning held=%u messages still queued at close: they are discarded", held);
     close(fd);
     return (errors || sent != count) ? 1 : 0;
 }
@@ -548,7 +591,9 @@ static int mode_sizes_send(int argc, char **argv)
         }
     }
     out("SIZES send-done sent=%" PRIu64 " errors=%" PRIu64 " timeout=%d", sent, errors, alarmed ? 1 : 0);
-    usleep(200000);
+    unsigned held = wait_drained(fd, 30);
+    if (held)
+        out("SIZES warning held=%u messages still queued at close: they are discarded", held);
     close(fd);
     return errors ? 1 : 0;
 }

@@ -167,6 +167,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         }
         try {
             Connection c = connection(local, peer, transport);
+            log.debug("{}: incoming connection {}", c, tc);
             if (!Addresses.initiates(peer, local)) {
                 log.debug("{}: the larger address connected; connecting back", c);
                 c.path(0).connectIfDown();

@@ -105,8 +105,9 @@ class KernelInteropTest {
             throws IOException {
         for (int k = 0; k < count; k++) {
             int want = k;
-            RdsDatagram d = s.receive(Duration.ofSeconds(120)).orElseThrow(
-                    () -> new AssertionError("message " + want + " from " + from + " never arrived"));
+            RdsDatagram d = s.receive(Duration.ofSeconds(60)).orElseThrow(
+                    () -> new AssertionError("message " + want + " from " + from + " never arrived\n"
+                            + diagnostics(s.stack())));
             assertEquals(from, d.source(), "source of message " + k);
             if (sizes != null) {
                 assertEquals(sizes[k], d.length(), "size of message " + k);
@@ -115,6 +116,19 @@ class KernelInteropTest {
             assertTrue(PayloadPattern.matches(claimed, k, d.length()),
                     "message " + k + " (" + d.length() + " bytes) claims " + claimed + " or is corrupt");
         }
+    }
+
+    /** What both ends know, for a failure message: rds4j's counters and paths, the kernel's connections. */
+    private static String diagnostics(RdsStack stack) {
+        StringBuilder sb = new StringBuilder("rds4j counters: ").append(stack.counters()).append('\n');
+        for (Connection c : ((CoreStack) stack).connections()) {
+            for (int i = 0; i < c.pathCount(); i++) {
+                sb.append("rds4j ").append(c.path(i)).append('\n');
+            }
+        }
+        sb.append("kernel:\n").append(Guest.run("rdsagent conns; rdsagent counters | grep -v '=0$'",
+                Duration.ofSeconds(30)).output());
+        return sb.toString();
     }
 
     private static void assertGuestJob(Guest.Result r, String expected) {

@@ -9,6 +9,8 @@ import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.wire.FrameDecoder;
 import org.rds4j.core.wire.RdsHeader;
 import org.rds4j.core.wire.RdsProtocolException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One transport connection of a path, from its first to its last byte: decodes what arrives and hands the path's
@@ -16,7 +18,11 @@ import org.rds4j.core.wire.RdsProtocolException;
  * on are recognised as stale and ignored. Its methods run on the connection's I/O thread.
  */
 final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
+    private static final Logger log = LoggerFactory.getLogger(PathConnection.class);
+
     private final ConnectionPath path;
+    /** Read once: a per-message log call costs nothing when tracing is off. */
+    private final boolean trace = log.isTraceEnabled();
     private final FrameDecoder decoder;
     private volatile TransportConnection transport;
     private ByteBuffer congestionScratch;
@@ -42,6 +48,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (tc != null) {
             tc.abort();
         }
+    }
+
+    @Override
+    public String toString() {
+        return "PathConnection[" + transport + "]";
     }
 
     @Override
@@ -87,6 +98,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     @Override
     public void onMessage(RdsHeader h, ByteBuffer payload) {
+        if (trace) {
+            log.trace("{} received {}", transport, h);
+        }
         if (h.isCongestionMap()) {
             if (payload != null) {
                 path.receiveCongestionMap(payload);

@@ -40,4 +40,12 @@ public final class RdsSocketOptions {
      */
     public static final RdsSocketOption<Duration> SO_SNDTIMEO =
             new RdsSocketOption<>("SO_SNDTIMEO", Duration.class);
+
+    /**
+     * Read-only: the payload bytes this socket holds for sending, queued or sent and not yet known delivered, which
+     * count against half of {@code SO_SNDBUF}. The kernel's RDS has no such option; it is rds4j's window onto the
+     * send buffer, for monitoring and tests.
+     */
+    public static final RdsSocketOption<Integer> RDS_SEND_QUEUED =
+            new RdsSocketOption<>("RDS_SEND_QUEUED", Integer.class);
 }

@@ -430,6 +430,8 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                     throw new EinvalException("SO_SNDTIMEO cannot be negative");
                 }
                 sendTimeoutNanos = saturatedNanos(d);
+            } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
+                throw new EinvalException(option + " is read-only");
             } else {
                 throw new EnoprotooptException(option + " is not an RDS socket option");
             }
@@ -462,6 +464,8 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 return (T) transportName;
             } else if (option == RdsSocketOptions.SO_SNDTIMEO) {
                 return (T) Duration.ofNanos(sendTimeoutNanos);
+            } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
+                return (T) Integer.valueOf((int) sendQueued);
             }
         } finally {
             lock.unlock();

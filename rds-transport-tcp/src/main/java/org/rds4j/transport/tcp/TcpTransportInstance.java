@@ -76,6 +76,8 @@ public final class TcpTransportInstance implements TransportInstance {
     private final TransportHost host;
     private final String stackName;
     private final int port;
+    /** The port peers listen on; the stack's own port unless a test puts a proxy in between. */
+    private final int peerPort;
     private final boolean epoll;
     private final EventLoopGroup group;
     private final int connectTimeoutMs;
@@ -89,6 +91,7 @@ public final class TcpTransportInstance implements TransportInstance {
         RdsStackConfig config = host.config();
         this.stackName = config.name();
         this.port = config.tcpPort();
+        this.peerPort = intProperty(config, "tcp.peerPort", port, 1);
         int ioThreads = intProperty(config, "tcp.ioThreads", 1, 1);
         this.connectTimeoutMs = intProperty(config, "tcp.connectTimeoutMs", 10_000, 1);
         int low = intProperty(config, "tcp.lowWaterMark", 256 * 1024, 0);
@@ -230,7 +233,7 @@ public final class TcpTransportInstance implements TransportInstance {
                 });
         ChannelFuture f;
         try {
-            f = b.connect(new InetSocketAddress(peer, port), new InetSocketAddress(local, 0));
+            f = b.connect(new InetSocketAddress(peer, peerPort), new InetSocketAddress(local, 0));
         } catch (RuntimeException e) {    // the group was shut down under us
             handler.onConnectFailed(e);
             return;

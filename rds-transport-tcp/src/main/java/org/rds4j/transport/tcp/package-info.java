@@ -19,7 +19,8 @@
  *
  * <p><b>Settings</b> ({@link org.rds4j.RdsStackConfig#property}): {@code tcp.native} ({@code "false"} forces NIO
  * even where epoll is available), {@code tcp.ioThreads} (event loop threads, default 1), {@code
- * tcp.connectTimeoutMs} (default 10000), {@code tcp.lowWaterMark} and {@code tcp.highWaterMark} (bytes queued in the
+ * tcp.connectTimeoutMs} (default 10000), {@code tcp.peerPort} (the port connections go to, default the stack's
+ * {@code tcpPort}: lets a test put a proxy between two stacks), {@code tcp.lowWaterMark} and {@code tcp.highWaterMark} (bytes queued in the
  * transport before {@link org.rds4j.core.spi.FrameSink#isWritable()} turns false and after which it turns true
  * again; default 256 KiB and 1 MiB).
  */

@@ -159,10 +159,10 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         Connection c = stack.connection(from.getAddress(), to, transport);
         int dport = destination.getPort();
         waitUncongested(c.peerMap(), dport);
-        reserve(len, budget);
+        boolean halfFull = reserve(len, budget);
         ByteBuffer copy = ByteBuffer.allocate(len);
         copy.put(payload).flip();
-        c.pathFor(from.getPort()).enqueue(new OutgoingMessage(from.getPort(), dport, copy, this, null));
+        c.pathFor(from.getPort()).enqueue(new OutgoingMessage(from.getPort(), dport, copy, this, null, halfFull));
         stack.statistics().increment(Counter.SEND_QUEUED);
         return len;
     }
@@ -227,8 +227,13 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         checkOpen();
     }
 
-    /** Takes send-buffer space: accepted while less than the budget is in use (the last may overshoot). */
-    private void reserve(int len, int budget) throws IOException {
+    /**
+     * Takes send-buffer space: accepted while less than the budget is in use (the last may overshoot).
+     *
+     * @return whether the buffer was at least half full: the message then asks for a prompt acknowledgement, as the
+     *         kernel marks it ACK_REQUIRED
+     */
+    private boolean reserve(int len, int budget) throws IOException {
         lock.lock();
         try {
             long deadline = sendTimeoutNanos == 0 ? Long.MAX_VALUE : System.nanoTime() + sendTimeoutNanos;
@@ -250,7 +255,9 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 writable.awaitNanos(left);
             }
             checkOpen();
+            boolean halfFull = sendQueued >= budget / 2;
             sendQueued += len;
+            return halfFull;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EagainException("interrupted while waiting for send-buffer space");

@@ -53,6 +53,9 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
     private final RdsCounters counters = new RdsCounters();
     private final ScheduledThreadPoolExecutor scheduler;
+    private final Map<InetAddress, int[]> ackPorts = new ConcurrentHashMap<>();
+    /** GEN_NUM: a peer that sees it change knows this host restarted. */
+    private final long generation = 1 + (ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFEL);
     private volatile boolean closing;
 
     public CoreStack(RdsStackConfig config) {
@@ -242,6 +245,36 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     @Override
     public long reconnectMaxNanos() {
         return config.reconnectMaxDelay().toNanos();
+    }
+
+    /** Ports per local address for acknowledgement pings: enough for one per round trip with room to spare. */
+    private static final int ACK_PORTS = 4;
+
+    @Override
+    public int[] ackPorts(InetAddress local) {
+        return ackPorts.computeIfAbsent(local, a -> {
+            int[] ports = new int[ACK_PORTS];
+            try {
+                for (int i = 0; i < ports.length; i++) {
+                    ports[i] = bindTable.bind(a, 0, BindTable.RESERVED,
+                            bound -> ThreadLocalRandom.current().nextInt(bound));
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("no free RDS port on " + a.getHostAddress() + " for the stack's"
+                        + " acknowledgement pings", e);
+            }
+            return ports;
+        });
+    }
+
+    @Override
+    public long generation() {
+        return generation;
+    }
+
+    @Override
+    public long livenessNanos() {
+        return config.livenessInterval().toNanos();
     }
 
     @Override

@@ -47,7 +47,17 @@ public final class RdsCounters {
         /** rds4j: messages sent again after a path reset (the kernel counts no such thing over TCP). */
         SEND_RETRANSMITTED("send_retransmitted"),
         /** rds4j: a peer sent a stream that is not RDS (the connection was dropped). */
-        RECV_PROTOCOL_ERROR("recv_protocol_error");
+        RECV_PROTOCOL_ERROR("recv_protocol_error"),
+        /** rds4j: ack-only messages sent to an acknowledging (rds4j) peer. */
+        ACK_SENT("ack_sent"),
+        /** rds4j: acknowledgements received (a non-zero h_ack, or the pong to one of our acknowledgement pings). */
+        ACK_RECEIVED("ack_received"),
+        /** rds4j: pings sent to learn what the peer has (kernel peers never acknowledge over TCP). */
+        ACK_PING_SENT("ack_ping_sent"),
+        /** rds4j: unacknowledged messages discarded because the peer restarted (the kernel's FLUSH). */
+        SEND_FLUSHED("send_flushed"),
+        /** rds4j: connections dropped because the peer stayed silent for the liveness interval. */
+        CONN_DEAD_PEER("conn_dead_peer");
 
         private final String kernelName;
 

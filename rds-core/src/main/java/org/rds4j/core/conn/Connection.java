@@ -27,6 +27,7 @@ public final class Connection {
     private final InetSocketAddress[] sourceCache = new InetSocketAddress[256];
     private volatile int peerPaths;
     private volatile long peerGeneration;
+    private volatile boolean peerAcks;
 
     public Connection(InetAddress local, InetAddress peer, String transportName, TransportInstance transport,
                       ConnectionEnvironment env, CongestionMap peerMap) {
@@ -104,8 +105,32 @@ public final class Connection {
         return peerGeneration;
     }
 
+    /**
+     * A GEN_NUM arrived in a multipath probe or pong. A different non-zero value than before means the peer
+     * restarted: as the kernel does, every path starts its sequence numbers again and discards what it sent and the
+     * old peer did not acknowledge (the new peer never asked for it).
+     */
     void peerGeneration(long generation) {
-        this.peerGeneration = generation;
+        long previous = peerGeneration;
+        peerGeneration = generation;
+        if (previous != 0 && previous != generation) {
+            peerAcks = false;                      // learnt again from the new peer
+            for (ConnectionPath p : paths) {
+                p.peerRestarted();
+            }
+        }
+    }
+
+    /**
+     * Whether the peer acknowledges what it receives (h_ack): true once it sent a non-zero h_ack, which only rds4j
+     * does over TCP. Messages to such a peer are released by its acknowledgements; to others, by answered pings.
+     */
+    public boolean peerAcks() {
+        return peerAcks;
+    }
+
+    void peerAcks(boolean acks) {
+        this.peerAcks = acks;
     }
 
     /**

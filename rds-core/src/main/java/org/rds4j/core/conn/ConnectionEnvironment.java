@@ -39,6 +39,18 @@ public interface ConnectionEnvironment {
     /** The largest payload accepted from a peer (1 MiB: what any RDS sender may send). */
     long maxPayload();
 
+    /**
+     * The ports of {@code local} the stack keeps for its acknowledgement pings (no socket can bind them), so that a
+     * pong's destination port says which ping it answers.
+     */
+    int[] ackPorts(InetAddress local);
+
+    /** This stack's generation number (GEN_NUM): random, non-zero, new for every stack. */
+    long generation();
+
+    /** The liveness interval in nanoseconds, 0 for none. */
+    long livenessNanos();
+
     /** Whether the stack is closing: no more reconnects. */
     boolean isClosing();
 }

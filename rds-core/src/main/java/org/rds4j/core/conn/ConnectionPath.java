@@ -2,7 +2,9 @@ package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
@@ -16,16 +18,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One path of a connection: at most one transport connection at a time, the queue of messages to send on it, the
- * messages written but not yet released, and the two sequence counters. The kernel's {@code rds_conn_path}.
+ * messages sent but not yet acknowledged, and the two sequence counters. The kernel's {@code rds_conn_path}.
  *
  * <p>Sequence numbers belong to the path, not to a transport connection: they survive reconnects, so that messages
  * sent again after a drop keep their numbers (and carry {@link RdsHeader#FLAG_RETRANSMITTED}) and the receiver can
  * drop those it already has. Transmit starts at 1; the receiver starts expecting 0.
  *
+ * <p>A sent message is kept until the peer is known to have it (see docs/reliability.md): an rds4j peer says so in
+ * h_ack, cumulatively; a kernel peer, which never acknowledges over TCP, answers a ping, and its pong proves that
+ * every message sent before the ping arrived. Only then is the message released and its bytes returned to the
+ * sending socket's budget; until then a reset sends it again.
+ *
  * <p>Threads: user threads queue messages; the transport's I/O thread of the current connection transmits and
- * receives; the stack's timer reconnects. All path state is guarded by this object's monitor, held briefly. Lock
- * order: a path may call into a socket (to release send-buffer space) while holding its monitor; sockets never call
- * into a path while holding theirs.
+ * receives; the stack's timer reconnects and checks liveness. All path state is guarded by this object's monitor,
+ * held briefly. Lock order: a path may call into a socket (to release send-buffer space) while holding its monitor;
+ * sockets never call into a path while holding theirs.
  */
 public final class ConnectionPath {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
@@ -33,11 +40,15 @@ public final class ConnectionPath {
     /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
     public static final int PROBE_PORT = 1;
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    /** Without an acknowledgement for this long while holding sent messages, ask again with a ping. */
+    static final long ACK_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long MAINTENANCE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final Connection connection;
     private final int index;
     private final ConnectionEnvironment env;
     private final ReconnectBackoff backoff;
+    private final long livenessNanos;
 
     private final ArrayDeque<OutgoingMessage> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<OutgoingMessage> sentQueue = new ArrayDeque<>();
@@ -55,11 +66,28 @@ public final class ConnectionPath {
     private long nextRxSeq;
     private long resets;
 
+    // Acknowledgement state (see the class comment).
+    private int[] ackPorts;
+    /** The sequence number of the outstanding ping sent from {@code ackPorts[i]}, or 0. */
+    private long[] ackPingSeq;
+    private int nextAckSlot;
+    /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
+    private boolean ackOwed;
+    /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
+    private boolean ackRequested;
+    private boolean ackOnlyQueued;
+    private long lastPassEnd;
+    private long lastAckProgressNanos;
+    private long lastHeardNanos;
+    private long lastLivenessPingNanos;
+    private ScheduledFuture<?> maintenance;
+
     ConnectionPath(Connection connection, int index) {
         this.connection = connection;
         this.index = index;
         this.env = connection.env();
         this.backoff = new ReconnectBackoff(env.reconnectMinNanos(), env.reconnectMaxNanos(), env::random);
+        this.livenessNanos = env.livenessNanos();
     }
 
     public Connection connection() {
@@ -82,7 +110,7 @@ public final class ConnectionPath {
         return nextRxSeq;
     }
 
-    /** Messages queued and not yet written, plus written and not yet released. */
+    /** Messages queued and not yet written, plus written and not yet acknowledged. */
     public synchronized int queuedMessages() {
         return sendQueue.size() + sentQueue.size();
     }
@@ -101,13 +129,17 @@ public final class ConnectionPath {
     public void enqueue(OutgoingMessage m) {
         PathConnection kick;
         synchronized (this) {
-            m.sequence = nextTxSeq++;
-            sendQueue.addLast(m);
-            kick = kickLocked();
+            kick = enqueueLocked(m);
         }
         if (kick != null) {
             kick.requestTransmit();
         }
+    }
+
+    private PathConnection enqueueLocked(OutgoingMessage m) {
+        m.sequence = nextTxSeq++;
+        sendQueue.addLast(m);
+        return kickLocked();
     }
 
     /** Asks for a congestion-map message ahead of the queued messages. */
@@ -145,21 +177,33 @@ public final class ConnectionPath {
                 congestionUpdateQueued = false;
                 writeCongestionMap(sink);
             }
+            boolean askForAck = connection.peerAcks();
             OutgoingMessage m;
             while (sink.isWritable() && (m = sendQueue.pollFirst()) != null) {
                 if (m.owner != null && m.owner.isClosed()) {
                     m.owner.released(m);      // closing a socket discards what it has queued, as in the kernel
                     continue;
                 }
-                m.header(txHeader);
+                m.header(txHeader, ackValue(), askForAck);
                 txHeaderBytes.clear();
                 txHeader.encode(txHeaderBytes);
                 txHeaderBytes.flip();
                 sink.write(txHeaderBytes, m.payload);
-                m.streamEnd = sink.streamOffset();
-                sentQueue.addLast(m);
+                ackOwed = false;              // the h_ack just written covers everything received so far
+                if (m.retained) {
+                    sentQueue.addLast(m);
+                } else {
+                    ackOnlyQueued = false;
+                    env.statistics().increment(Counter.ACK_SENT);
+                }
             }
+            lastPassEnd = sink.streamOffset();
         }
+    }
+
+    /** The cumulative acknowledgement we send: the last sequence number received on this path, 0 before any. */
+    private long ackValue() {
+        return nextRxSeq == 0 ? 0 : nextRxSeq - 1;
     }
 
     /**
@@ -177,22 +221,112 @@ public final class ConnectionPath {
     }
 
     /**
-     * Bytes up to {@code streamOffset} left the transport: release the messages they completed. Messages are freed
-     * in order, so a socket's send-buffer space comes back in the order it was taken.
+     * Everything written up to {@code streamOffset} left the transport. If that is all we wrote and the peer does
+     * not acknowledge by itself, ask it with a ping.
      */
     void transmitted(PathConnection pc, long streamOffset) {
+        PathConnection kick = null;
         synchronized (this) {
-            if (pc != current) {
-                return;
-            }
-            OutgoingMessage m;
-            while ((m = sentQueue.peekFirst()) != null && m.streamEnd <= streamOffset) {
-                sentQueue.pollFirst();
-                if (m.owner != null) {
-                    m.owner.released(m);
-                }
+            if (pc == current && streamOffset >= lastPassEnd && !connection.peerAcks()) {
+                kick = requestAckLocked(false);
             }
         }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ acknowledgements
+
+    /**
+     * Queues a ping from a free reserved port, unless one outstanding already covers every sent message (or
+     * {@code force}, for liveness, says to ping anyway). Returns the connection to kick.
+     */
+    private PathConnection requestAckLocked(boolean force) {
+        if (state != PathState.UP) {
+            return null;
+        }
+        if (ackPorts == null) {
+            ackPorts = env.ackPorts(connection.local());
+            ackPingSeq = new long[ackPorts.length];
+        }
+        OutgoingMessage tail = sentQueue.peekLast();
+        long newest = 0;
+        int free = -1;
+        for (int i = 0; i < ackPorts.length; i++) {
+            int slot = (nextAckSlot + i) % ackPorts.length;
+            if (ackPingSeq[slot] == 0) {
+                if (free < 0) {
+                    free = slot;
+                }
+            } else if (Long.compareUnsigned(ackPingSeq[slot], newest) > 0) {
+                newest = ackPingSeq[slot];
+            }
+        }
+        boolean covered = tail == null || (newest != 0 && Long.compareUnsigned(newest, tail.sequence) >= 0);
+        if (free < 0 || (!force && covered)) {
+            return null;
+        }
+        OutgoingMessage ping = OutgoingMessage.ping(ackPorts[free]);
+        PathConnection kick = enqueueLocked(ping);
+        ackPingSeq[free] = ping.sequence;
+        nextAckSlot = (free + 1) % ackPorts.length;
+        lastAckProgressNanos = System.nanoTime();
+        env.statistics().increment(Counter.ACK_PING_SENT);
+        return kick;
+    }
+
+    /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
+    private void releaseUpTo(long seq) {
+        OutgoingMessage m;
+        boolean any = false;
+        while ((m = sentQueue.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
+            sentQueue.pollFirst();
+            any = true;
+            if (m.owner != null) {
+                m.owner.released(m);
+            }
+        }
+        if (any) {
+            lastAckProgressNanos = System.nanoTime();
+        }
+    }
+
+    /** After a batch of received bytes: send an ack-only message if the peer waits for one and nothing else goes. */
+    void afterReceive(PathConnection pc) {
+        PathConnection kick = null;
+        synchronized (this) {
+            lastHeardNanos = System.nanoTime();
+            boolean wanted = ackRequested || (ackOwed && connection.peerAcks());
+            if (pc == current && state == PathState.UP && wanted && !ackOnlyQueued && sendQueue.isEmpty()) {
+                ackRequested = false;
+                ackOnlyQueued = true;
+                kick = enqueueLocked(OutgoingMessage.ackOnly());
+            }
+        }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    /** The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. */
+    synchronized void peerRestarted() {
+        int flushed = 0;
+        OutgoingMessage m;
+        while ((m = sentQueue.pollFirst()) != null) {
+            flushed++;
+            if (m.owner != null) {
+                m.owner.released(m);
+            }
+        }
+        nextTxSeq = 1;
+        nextRxSeq = 0;
+        if (ackPingSeq != null) {
+            Arrays.fill(ackPingSeq, 0);
+        }
+        env.statistics().add(Counter.SEND_FLUSHED, flushed);
+        log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
+                + " kernel does", connection, index, flushed);
     }
 
     // ------------------------------------------------------------------------------------------------ receiving
@@ -205,20 +339,51 @@ public final class ConnectionPath {
     /**
      * A complete message (not a congestion map) arrived on this path. The kernel's rule for duplicates: drop it if
      * it is marked retransmitted and its number is below the next expected; otherwise take it, and expect the number
-     * after it next, even if that moves backwards (a restarted peer starts again at 1).
+     * after it next, even if that moves backwards (a restarted peer starts again at 1). Its h_ack releases what the
+     * peer has.
      *
      * @param payload position = length (filled), or {@code null} if the decoder skipped it
      */
     void receive(RdsHeader h, ByteBuffer payload) {
+        int sport = h.sourcePort();
+        int dport = h.destinationPort();
+        int ackSlot = -1;
         synchronized (this) {
+            if (h.ack() != 0) {
+                if (!connection.peerAcks()) {
+                    connection.peerAcks(true);
+                    log.debug("{} path {}: the peer acknowledges (h_ack)", connection, index);
+                }
+                releaseUpTo(h.ack());
+                env.statistics().increment(Counter.ACK_RECEIVED);
+            }
             if (isDuplicate(h)) {
                 env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
                 return;
             }
             nextRxSeq = h.sequence() + 1;
+            boolean ackOnly = sport == 0 && dport == 0;
+            if (!ackOnly) {
+                ackOwed = true;                     // the peer keeps this message until we acknowledge it
+            }
+            if (h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED)) {
+                ackRequested = true;                // only rds4j sets it over TCP
+                connection.peerAcks(true);
+            }
+            if (sport == 0 && ackPorts != null) {
+                for (int i = 0; i < ackPorts.length; i++) {
+                    if (ackPorts[i] == dport && ackPingSeq[i] != 0) {
+                        ackSlot = i;
+                        releaseUpTo(ackPingSeq[i]);  // the pong proves the peer had everything before the ping
+                        ackPingSeq[i] = 0;
+                        env.statistics().increment(Counter.ACK_RECEIVED);
+                    }
+                }
+            }
         }
-        int sport = h.sourcePort();
-        int dport = h.destinationPort();
+        if (ackSlot >= 0) {
+            return;
+        }
         if (dport == 0) {
             if (sport != 0) {                       // a pong to port 0 would answer itself forever: ignore it
                 env.statistics().increment(Counter.RECV_PING);
@@ -249,7 +414,7 @@ public final class ConnectionPath {
             return;
         }
         env.statistics().increment(Counter.SEND_PONG);
-        enqueue(OutgoingMessage.pong(pingSourcePort, Connection.SUPPORTED_PATHS));
+        enqueue(OutgoingMessage.pong(pingSourcePort, Connection.SUPPORTED_PATHS, env.generation()));
     }
 
     /** Reads the multipath handshake extensions of a probe ping or pong. */
@@ -361,21 +526,24 @@ public final class ConnectionPath {
         state = PathState.UP;
         backoff.reset();
         congestionUpdateQueued = true;               // the map goes first on every new connection
+        long now = System.nanoTime();
+        lastHeardNanos = now;
+        lastLivenessPingNanos = now;
+        lastAckProgressNanos = now;
         if (index == 0 && connection.peerPaths() == 0 && !probeSent) {
             // As the kernel does when it accepts a path of a peer whose path count it does not know: probe, so
-            // that both ends settle on the same number of paths.
+            // that both ends settle on the same number of paths. The probe also carries our generation.
             probeSent = true;
             env.statistics().increment(Counter.SEND_PONG);
-            OutgoingMessage probe = OutgoingMessage.probe(Connection.SUPPORTED_PATHS);
-            probe.sequence = nextTxSeq++;
-            sendQueue.addLast(probe);
+            enqueueLocked(OutgoingMessage.probe(Connection.SUPPORTED_PATHS, env.generation()));
         }
+        startMaintenanceLocked();
         log.debug("{} path {}: up, {} messages queued", connection, index, sendQueue.size());
         return pc;
     }
 
     /**
-     * The current connection closed: reset the path. Written-but-unreleased messages go back to the front of the
+     * The current connection closed: reset the path. Sent-but-unacknowledged messages go back to the front of the
      * queue, marked retransmitted, ahead of those never sent, so order is kept; sequence counters stay.
      */
     void closed(PathConnection pc, Throwable cause) {
@@ -386,6 +554,7 @@ public final class ConnectionPath {
             current = null;
             boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
             state = PathState.DOWN;
+            stopMaintenanceLocked();
             if (wasUp) {
                 resets++;
                 env.statistics().increment(Counter.CONN_RESET);
@@ -413,7 +582,7 @@ public final class ConnectionPath {
         }
     }
 
-    /** Drops the current connection after a protocol error; {@link #closed} follows from the transport. */
+    /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
     void drop(PathConnection pc, String reason) {
         synchronized (this) {
             if (pc != current) {
@@ -447,11 +616,69 @@ public final class ConnectionPath {
         }
     }
 
+    // ------------------------------------------------------------------------------------------------ maintenance
+
+    private void startMaintenanceLocked() {
+        stopMaintenanceLocked();
+        long period = livenessNanos > 0 ? Math.min(MAINTENANCE_PERIOD_NANOS, livenessNanos / 4)
+                : MAINTENANCE_PERIOD_NANOS;
+        try {
+            maintenance = env.scheduler().scheduleWithFixedDelay(this::maintain, period, period,
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            maintenance = null;                      // the stack is closing
+        }
+    }
+
+    private void stopMaintenanceLocked() {
+        if (maintenance != null) {
+            maintenance.cancel(false);
+            maintenance = null;
+        }
+    }
+
+    /**
+     * Runs while the path is up. Asks again for an acknowledgement when sent messages have waited too long (an
+     * acknowledging peer that has nothing to send, or a lost answer), and checks liveness: silent for half the
+     * interval, ping; silent for all of it, drop the connection and reconnect.
+     */
+    private void maintain() {
+        PathConnection kick = null;
+        PathConnection dead = null;
+        long silent;
+        synchronized (this) {
+            if (state != PathState.UP) {
+                return;
+            }
+            long now = System.nanoTime();
+            silent = now - lastHeardNanos;
+            if (livenessNanos > 0 && silent >= livenessNanos) {
+                dead = current;
+                env.statistics().increment(Counter.CONN_DEAD_PEER);
+            } else {
+                if (livenessNanos > 0 && silent >= livenessNanos / 2
+                        && now - lastLivenessPingNanos >= livenessNanos / 2) {
+                    lastLivenessPingNanos = now;
+                    kick = requestAckLocked(true);
+                }
+                if (kick == null && !sentQueue.isEmpty() && now - lastAckProgressNanos >= ACK_FALLBACK_NANOS) {
+                    kick = requestAckLocked(false);
+                }
+            }
+        }
+        if (dead != null) {
+            drop(dead, "nothing heard from the peer for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms");
+        } else if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
     /** The stack is closing: abort the connection and stop reconnecting. Queued messages are discarded. */
     void shutdown() {
         PathConnection pc;
         synchronized (this) {
             shutdown = true;
+            stopMaintenanceLocked();
             pc = current;
             sendQueue.clear();
             sentQueue.clear();
@@ -465,6 +692,6 @@ public final class ConnectionPath {
     public synchronized String toString() {
         return connection + " path " + index + " " + state + " nextTx=" + Long.toUnsignedString(nextTxSeq)
                 + " nextRx=" + Long.toUnsignedString(nextRxSeq) + " queued=" + sendQueue.size() + " sent="
-                + sentQueue.size();
+                + sentQueue.size() + (connection.peerAcks() ? " peer-acks" : "");
     }
 }

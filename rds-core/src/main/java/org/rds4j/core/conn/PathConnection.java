@@ -74,7 +74,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             path.connection().env().statistics().increment(Counter.RECV_PROTOCOL_ERROR);
             data.position(data.limit());
             path.drop(this, e.getMessage());
+            return;
         }
+        path.afterReceive(this);
     }
 
     @Override

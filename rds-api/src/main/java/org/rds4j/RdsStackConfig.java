@@ -31,6 +31,7 @@ public final class RdsStackConfig {
     private final Set<InetAddress> addresses;
     private final Duration reconnectMinDelay;
     private final Duration reconnectMaxDelay;
+    private final Duration livenessInterval;
     private final int defaultSendBuffer;
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
@@ -43,6 +44,7 @@ public final class RdsStackConfig {
         this.addresses = Set.copyOf(b.addresses);
         this.reconnectMinDelay = b.reconnectMinDelay;
         this.reconnectMaxDelay = b.reconnectMaxDelay;
+        this.livenessInterval = b.livenessInterval;
         this.defaultSendBuffer = b.defaultSendBuffer;
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
@@ -84,6 +86,17 @@ public final class RdsStackConfig {
     /** The largest reconnect backoff ceiling (the kernel's {@code reconnect_max_delay_ms}, 1 s). */
     public Duration reconnectMaxDelay() {
         return reconnectMaxDelay;
+    }
+
+    /**
+     * How long a connection may stay silent before it is declared dead and reconnected; {@link Duration#ZERO} (the
+     * default) leaves dead-peer detection to TCP keepalive. While a path is up and has heard nothing for half of
+     * this, it pings the peer (an RDS ping to port 0, which kernel peers answer too); with nothing heard for the
+     * whole interval, it drops the connection and reconnects, so a silent peer is found within this interval plus a
+     * quarter of it.
+     */
+    public Duration livenessInterval() {
+        return livenessInterval;
     }
 
     /** {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}). */
@@ -128,6 +141,7 @@ public final class RdsStackConfig {
         private final Set<InetAddress> addresses = new LinkedHashSet<>();
         private Duration reconnectMinDelay = Duration.ofMillis(1);
         private Duration reconnectMaxDelay = Duration.ofSeconds(1);
+        private Duration livenessInterval = Duration.ZERO;
         private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
@@ -166,6 +180,15 @@ public final class RdsStackConfig {
             }
             this.reconnectMinDelay = min;
             this.reconnectMaxDelay = max;
+            return this;
+        }
+
+        /** See {@link RdsStackConfig#livenessInterval()}; zero turns the check off. */
+        public Builder livenessInterval(Duration interval) {
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("livenessInterval cannot be negative, was " + interval);
+            }
+            this.livenessInterval = interval;
             return this;
         }
 

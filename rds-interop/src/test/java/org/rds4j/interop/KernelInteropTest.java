@@ -37,8 +37,7 @@ import org.rds4j.tools.PayloadPattern;
  * ports, asserts what arrived byte for byte and in order, and ends by checking that the guest kernel logged no RDS
  * complaint.
  *
- * <p>Scenarios 5 (congestion), 6 (connection loss) and 7 (restart) join this suite with the issues for congestion
- * and for reliable delivery.
+ * <p>Scenario 5 (congestion) joins this suite with the congestion issue.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(ScenarioReport.class)
@@ -350,5 +349,89 @@ class KernelInteropTest {
             assertEquals(1, tcpConnections(high).size(), "the kernel opened more paths: " + tcpConnections(high));
             Thread.onSpinWait();
         }
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 6
+
+    @Test
+    @Order(60)
+    @DisplayName("scenario 6: the TCP connection is reset mid-stream, both ways; nothing lost or duplicated")
+    void connectionLossMidStream() throws Exception {
+        int count = 10_000;
+        RdsStack s = stack(low);
+        RdsSocket in = socket(s, low, 4601);
+        RdsSocket out = socket(s, low, 5601);
+        Guest.start("s6-rx", "rdsagent recv " + guest.getHostAddress() + ":4600 " + count + " 300");
+        Guest.expect("s6-rx", "RECV ready", Duration.ofSeconds(30));
+        Guest.start("s6-tx", "rdsagent send " + guest.getHostAddress() + ":5600 " + low.getHostAddress()
+                + ":4601 " + count + " 0-4096 300");
+        // Send and receive in step, so that both directions are mid-stream whenever the guest resets every RDS/TCP
+        // connection (SOCK_DESTROY: RST, cutting bytes in flight both ways, mid-message), three times.
+        int[] resetAt = {count / 5, count / 2, 4 * count / 5};
+        int next = 0;
+        for (int k = 0; k < count; k++) {
+            if (next < resetAt.length && k == resetAt[next]) {
+                Guest.Result r = Guest.run("rdsagent kill-tcp", Duration.ofSeconds(30));
+                assertTrue(r.ok(), "kill-tcp: " + r);
+                next++;
+            }
+            sendPattern(out, at(guest, 4600), k, (int) ((k * 2654435761L) % 4097));
+            receiveOne(in, at(guest, 5600), k);
+        }
+        assertTrue(out.awaitSent(Duration.ofSeconds(240)), "rds4j's messages were never all acknowledged");
+        assertGuestJob(Guest.await("s6-tx", Duration.ofSeconds(120)), "SEND done sent=" + count + " errors=0");
+        assertGuestJob(Guest.await("s6-rx", Duration.ofSeconds(300)), "RECV done ok=" + count + " bad=0");
+        assertTrue(in.receive(Duration.ofMillis(500)).isEmpty(), "a duplicate arrived after the last message");
+        assertTrue(s.counters().get("conn_reset") >= 1, "the resets reached rds4j: " + s.counters());
+        System.out.println("KERNEL-INTEROP scenario 6 counters: " + s.counters());
+    }
+
+    /** Receives message {@code k} of the pattern from {@code from}; anything else (a gap, a duplicate) fails. */
+    private static void receiveOne(RdsSocket s, InetSocketAddress from, long k) throws IOException {
+        RdsDatagram d = s.receive(Duration.ofSeconds(60)).orElseThrow(
+                () -> new AssertionError("message " + k + " from " + from + " never arrived\n" + diagnostics(s.stack())));
+        assertEquals(from, d.source());
+        long claimed = PayloadPattern.claimedSequence(d.payload());
+        assertTrue(PayloadPattern.matches(claimed, k, d.length()),
+                "expected message " + k + ", got one claiming " + claimed + " (" + d.length() + " bytes)");
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 7
+
+    @Test
+    @Order(70)
+    @DisplayName("scenario 7: rds4j restarts while the kernel keeps sending; the kernel sees the new generation")
+    void rds4jRestartsWhileTheKernelSends() throws Exception {
+        // rds4j has the larger address, so the kernel reconnects by itself, as it would to a restarted kernel.
+        int count = 20_000;
+        RdsStack first = stack(high);
+        RdsSocket in = socket(first, high, 4700);
+        Guest.start("s7-tx", "rdsagent send " + guest.getHostAddress() + ":5700 " + high.getHostAddress()
+                + ":4700 " + count + " 1000 300");
+        long k = 0;
+        for (; k < count / 4; k++) {
+            receiveOne(in, at(guest, 5700), k);
+        }
+        long lastBeforeRestart = k - 1;
+        first.close();                          // the restart: the old stack and its unread messages are gone
+        RdsStack second = stack(high);
+        RdsSocket again = socket(second, high, 4700);
+        // The kernel's semantics: what its TCP had delivered to the old stack is gone with it; on the new
+        // generation it starts its sequence numbers again and discards what was unacknowledged; messages still
+        // queued are sent to the new stack. So the new stack sees a suffix of the stream, in order, no duplicates.
+        RdsDatagram d = again.receive(Duration.ofSeconds(60)).orElseThrow(
+                () -> new AssertionError("nothing arrived after the restart\n" + diagnostics(second)));
+        long resumedAt = PayloadPattern.claimedSequence(d.payload());
+        assertTrue(resumedAt > lastBeforeRestart, "the new stack got message " + resumedAt
+                + ", which the old one had already received (up to " + lastBeforeRestart + ")");
+        long lost = resumedAt - lastBeforeRestart - 1;
+        for (k = resumedAt + 1; k < count; k++) {
+            receiveOne(again, at(guest, 5700), k);
+        }
+        assertGuestJob(Guest.await("s7-tx", Duration.ofSeconds(120)), "SEND done sent=" + count + " errors=0");
+        assertTrue(again.receive(Duration.ofMillis(500)).isEmpty(), "a duplicate arrived after the last message");
+        System.out.println("KERNEL-INTEROP scenario 7: the old stack read messages 0.." + lastBeforeRestart
+                + ", the new one " + resumedAt + ".." + (count - 1) + "; " + lost + " in between were in the old"
+                + " stack's socket or unacknowledged at the restart, and are gone as the kernel's semantics say");
     }
 }

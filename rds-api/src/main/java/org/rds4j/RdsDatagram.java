@@ -11,10 +11,40 @@ import java.util.Objects;
  * never touches it again. Its position is 0 and its limit the message length.
  */
 public final class RdsDatagram {
+    /** What a received item is: a message, or one of the notifications the kernel returns instead of data. */
+    public enum Kind {
+        /** A message from a peer. */
+        DATA,
+        /**
+         * With {@link RdsSocketOptions#RDS_CONG_MONITOR} on: congestion maps of monitored ports changed
+         * ({@link #congestionMask()}); the kernel's {@code RDS_CMSG_CONG_UPDATE}.
+         */
+        CONGESTION_UPDATE,
+        /**
+         * With {@link RdsSocketOptions#RDS_RECVERR} on: a message this socket sent will not be delivered
+         * ({@link #failure()}); its destination and length are {@link #source()} and {@link #length()}.
+         */
+        SEND_FAILED
+    }
+
+    /** Why a sent message will not be delivered. */
+    public enum Failure {
+        /** The application cancelled it ({@link RdsSocket#cancelSentTo}). */
+        CANCELLED,
+        /** The peer restarted before acknowledging it (the kernel discards such messages too). */
+        PEER_RESTARTED
+    }
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+
+    private final Kind kind;
     private final InetSocketAddress source;
     private final int destinationPort;
     private final ByteBuffer payload;
     private final long arrivalNanos;
+    private final long congestionMask;
+    private final Failure failure;
+    private final int failedLength;
 
     /**
      * @param source the sender's address and RDS port (port 0 for a pong)
@@ -23,13 +53,59 @@ public final class RdsDatagram {
      * @param arrivalNanos {@link System#nanoTime()} when the message was queued on the receiving socket
      */
     public RdsDatagram(InetSocketAddress source, int destinationPort, ByteBuffer payload, long arrivalNanos) {
-        this.source = Objects.requireNonNull(source, "source");
-        this.destinationPort = destinationPort;
-        this.payload = payload.isReadOnly() ? payload : payload.asReadOnlyBuffer();
-        this.arrivalNanos = arrivalNanos;
+        this(Kind.DATA, source, destinationPort, payload.isReadOnly() ? payload : payload.asReadOnlyBuffer(),
+                arrivalNanos, 0, null, payload.remaining());
     }
 
-    /** The sender: its address and the RDS port its socket is bound to. */
+    private RdsDatagram(Kind kind, InetSocketAddress source, int destinationPort, ByteBuffer payload,
+                        long arrivalNanos, long congestionMask, Failure failure, int failedLength) {
+        this.kind = kind;
+        this.source = source;
+        this.destinationPort = destinationPort;
+        this.payload = payload;
+        this.arrivalNanos = arrivalNanos;
+        this.congestionMask = congestionMask;
+        this.failure = failure;
+        this.failedLength = failedLength;
+        if (kind == Kind.DATA) {
+            Objects.requireNonNull(source, "source");
+        }
+    }
+
+    /** A congestion notification: bit {@code port % 64} of {@code mask} set for each monitored port that changed. */
+    public static RdsDatagram congestionUpdate(long mask, long nowNanos) {
+        return new RdsDatagram(Kind.CONGESTION_UPDATE, null, 0, EMPTY, nowNanos, mask, null, 0);
+    }
+
+    /** A send-failure notification for a message of {@code length} bytes sent to {@code destination}. */
+    public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure,
+                                         long nowNanos) {
+        return new RdsDatagram(Kind.SEND_FAILED, destination, 0, EMPTY, nowNanos, 0,
+                Objects.requireNonNull(failure), length);
+    }
+
+    /** Whether this is a message ({@link Kind#DATA}) or a notification. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /**
+     * For {@link Kind#CONGESTION_UPDATE}: the ports whose congestion state may have changed, as the kernel's
+     * {@code RDS_CONG_MONITOR} mask ({@code 1L << (port % 64)}); 0 otherwise.
+     */
+    public long congestionMask() {
+        return congestionMask;
+    }
+
+    /** For {@link Kind#SEND_FAILED}: why; {@code null} otherwise. */
+    public Failure failure() {
+        return failure;
+    }
+
+    /**
+     * The sender: its address and the RDS port its socket is bound to. For {@link Kind#SEND_FAILED}, the
+     * destination of the failed message; for {@link Kind#CONGESTION_UPDATE}, {@code null}.
+     */
     public InetSocketAddress source() {
         return source;
     }
@@ -44,9 +120,9 @@ public final class RdsDatagram {
         return payload;
     }
 
-    /** The payload length in bytes. */
+    /** The payload length in bytes (for {@link Kind#SEND_FAILED}: the failed message's length). */
     public int length() {
-        return payload.limit();
+        return kind == Kind.SEND_FAILED ? failedLength : payload.limit();
     }
 
     /** {@link System#nanoTime()} when the message was queued on the receiving socket. */
@@ -56,6 +132,12 @@ public final class RdsDatagram {
 
     @Override
     public String toString() {
+        if (kind == Kind.CONGESTION_UPDATE) {
+            return "RdsDatagram[congestion update, mask 0x" + Long.toHexString(congestionMask) + "]";
+        }
+        if (kind == Kind.SEND_FAILED) {
+            return "RdsDatagram[send to " + source + " failed: " + failure + ", " + failedLength + " bytes]";
+        }
         return "RdsDatagram[from " + source + " to port " + destinationPort + ", " + length() + " bytes]";
     }
 }

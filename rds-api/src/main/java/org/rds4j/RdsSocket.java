@@ -88,6 +88,47 @@ public interface RdsSocket extends Closeable {
     Optional<RdsDatagram> receive(Duration timeout) throws IOException;
 
     /**
+     * Receives the next message into {@code dst}, as {@code recvmsg} does: copies as much of the payload as fits,
+     * describes the message in {@code info} (source, full length, whether it was truncated, arrival time), and
+     * allocates nothing. A message longer than {@code dst}'s remaining space is truncated and the rest discarded,
+     * unless {@code flags} has {@link #MSG_PEEK}, which leaves the message queued. Notifications
+     * ({@link RdsDatagram.Kind}) come first, with nothing copied.
+     *
+     * @param flags {@link #MSG_PEEK} and/or {@link #MSG_DONTWAIT}
+     * @return the number of bytes copied
+     * @throws EagainException non-blocking (or {@link #MSG_DONTWAIT}) and nothing is queued
+     */
+    int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException;
+
+    /** {@code recvmsg} flag: look at the next message without taking it off the queue. */
+    int MSG_PEEK = 0x02;
+
+    /** {@code recvmsg} flag: do not wait, whatever the socket's blocking mode. */
+    int MSG_DONTWAIT = 0x40;
+
+    /**
+     * Drops every message this socket still holds for {@code destination} (address and port), sent or not, as the
+     * kernel's {@code RDS_CANCEL_SENT_TO}: none of them will be sent (again), and their bytes return to the send
+     * buffer. A message being written to the transport at that moment may still arrive. With
+     * {@link RdsSocketOptions#RDS_RECVERR} on, each cancelled message is reported.
+     *
+     * @throws EnotconnException the socket is not bound
+     */
+    void cancelSentTo(InetSocketAddress destination) throws IOException;
+
+    /**
+     * Whether {@code receive()} would return at once: a message or notification is queued (the kernel's
+     * {@code POLLIN}).
+     */
+    boolean isReadable();
+
+    /**
+     * Whether the send buffer has room (the kernel's {@code POLLOUT}): a send would not wait for buffer space. It may
+     * still fail with {@link EnobufsException} if its destination is congested.
+     */
+    boolean isWritable();
+
+    /**
      * Waits until every message this socket has sent so far has left its send buffer, that is, until the transport
      * has taken responsibility for it. Call it before {@link #close()} when the last messages must not be dropped:
      * like the kernel, closing a socket discards what it still has queued.

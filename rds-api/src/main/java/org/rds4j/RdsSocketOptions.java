@@ -48,4 +48,21 @@ public final class RdsSocketOptions {
      */
     public static final RdsSocketOption<Integer> RDS_SEND_QUEUED =
             new RdsSocketOption<>("RDS_SEND_QUEUED", Integer.class);
+
+    /**
+     * Congestion monitoring, the kernel's {@code RDS_CONG_MONITOR}. When on, a non-blocking send that fails with
+     * {@link EnobufsException} adds its destination port to the socket's monitor mask (bit {@code port % 64}); when a
+     * peer's congestion map next changes, {@code receive()} returns a {@link RdsDatagram.Kind#CONGESTION_UPDATE}
+     * notification (ahead of data) with the monitored bits that fired, and those bits leave the mask. Over TCP, as in
+     * the kernel, every monitored bit fires on any map update. Turning it off clears the mask and what is pending.
+     */
+    public static final RdsSocketOption<Boolean> RDS_CONG_MONITOR =
+            new RdsSocketOption<>("RDS_CONG_MONITOR", Boolean.class);
+
+    /**
+     * Send-failure reporting, after the kernel's {@code RDS_RECVERR}. When on, every message of this socket that will
+     * not be delivered (cancelled with {@link RdsSocket#cancelSentTo}, or discarded because the peer restarted)
+     * produces a {@link RdsDatagram.Kind#SEND_FAILED} notification on {@code receive()}.
+     */
+    public static final RdsSocketOption<Boolean> RDS_RECVERR = new RdsSocketOption<>("RDS_RECVERR", Boolean.class);
 }

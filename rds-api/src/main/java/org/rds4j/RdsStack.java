@@ -29,6 +29,9 @@ public interface RdsStack extends AutoCloseable {
     /** Opens a socket on this stack. */
     RdsSocket openSocket() throws IOException;
 
+    /** Opens a selector to wait on many sockets of this stack at once. */
+    RdsSelector openSelector();
+
     /** The configuration this stack was created with. */
     RdsStackConfig config();
 

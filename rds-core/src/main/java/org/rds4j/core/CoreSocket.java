@@ -24,6 +24,7 @@ import org.rds4j.EnotconnException;
 import org.rds4j.EopnotsuppException;
 import org.rds4j.EtimedoutException;
 import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOption;
 import org.rds4j.RdsSocketOptions;
@@ -52,6 +53,10 @@ final class CoreSocket implements RdsSocket, MessageOwner {
     private final Condition readable = lock.newCondition();
     private final Condition writable = lock.newCondition();
     private final ArrayDeque<RdsDatagram> receiveQueue = new ArrayDeque<>();
+    /** Send-failure notifications (RDS_RECVERR), returned ahead of data. */
+    private final ArrayDeque<RdsDatagram> failures = new ArrayDeque<>();
+    private volatile CoreSelector.Registration[] registrations = NO_REGISTRATIONS;
+    private static final CoreSelector.Registration[] NO_REGISTRATIONS = {};
 
     private volatile boolean closed;
     private volatile boolean blocking = true;
@@ -64,6 +69,10 @@ final class CoreSocket implements RdsSocket, MessageOwner {
     private long sendQueued;
     private long receiveQueued;
     private boolean congested;
+    private boolean congestionMonitor;
+    private long monitorMask;
+    private long monitorNotify;
+    private boolean recvErr;
 
     CoreSocket(CoreStack stack) {
         this.stack = stack;
@@ -211,6 +220,14 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         }
         if (!blocking) {
             stack.statistics().increment(Counter.CONG_SEND_ERROR);
+            lock.lock();
+            try {
+                if (congestionMonitor) {
+                    monitorMask |= 1L << (port % 64);   // tell the application when this port's map changes
+                }
+            } finally {
+                lock.unlock();
+            }
             throw new EnobufsException("port " + port + " of the destination is congested: its receiver is behind;"
                     + " retry later or send blocking");
         }
@@ -275,6 +292,44 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         } finally {
             lock.unlock();
         }
+        signalSelectors();
+    }
+
+    @Override
+    public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
+        boolean report;
+        lock.lock();
+        try {
+            sendQueued -= message.length();
+            writable.signalAll();
+            report = recvErr && !closed;
+            if (report) {
+                failures.addLast(RdsDatagram.sendFailed(destination, message.length(), reason, System.nanoTime()));
+                readable.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+        signalSelectors();
+    }
+
+    @Override
+    public void cancelSentTo(InetSocketAddress destination) throws IOException {
+        checkOpen();
+        InetSocketAddress from = local;
+        if (from == null) {
+            throw new EnotconnException("the socket is not bound, so it has sent nothing to cancel");
+        }
+        if (destination == null || destination.isUnresolved()) {
+            throw new EinvalException("cancelSentTo needs a resolved destination address and port, not "
+                    + destination);
+        }
+        Connection c = stack.existingConnection(from.getAddress(), destination.getAddress(), transport);
+        if (c != null) {
+            for (int i = 0; i < c.pathCount(); i++) {
+                c.path(i).cancel(this, destination.getPort());
+            }
+        }
     }
 
     @Override
@@ -334,12 +389,36 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         if (congestedNow) {
             stack.portCongestion(local.getAddress(), port, true);
         }
+        signalSelectors();
         return true;
+    }
+
+    /** A peer's congestion map changed: with monitoring on, every monitored bit fires (the kernel over TCP). */
+    void peerCongestionUpdated() {
+        boolean fired = false;
+        lock.lock();
+        try {
+            if (congestionMonitor && monitorMask != 0) {
+                monitorNotify |= monitorMask;
+                monitorMask = 0;
+                fired = true;
+                readable.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (fired) {
+            signalSelectors();
+        }
+    }
+
+    boolean monitorsCongestion() {
+        return congestionMonitor;
     }
 
     @Override
     public RdsDatagram receive() throws IOException {
-        RdsDatagram d = poll(blocking ? Long.MAX_VALUE : 0);
+        RdsDatagram d = take(blocking ? Long.MAX_VALUE : 0, false);
         if (d == null) {
             throw new EagainException("no message is queued on this non-blocking socket; wait until one arrives");
         }
@@ -348,16 +427,55 @@ final class CoreSocket implements RdsSocket, MessageOwner {
 
     @Override
     public Optional<RdsDatagram> receive(Duration timeout) throws IOException {
-        return Optional.ofNullable(poll(timeout.isNegative() ? 0 : saturatedNanos(timeout)));
+        return Optional.ofNullable(take(timeout.isNegative() ? 0 : saturatedNanos(timeout), false));
     }
 
-    private RdsDatagram poll(long timeoutNanos) throws IOException {
+    @Override
+    public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
+        boolean peek = (flags & MSG_PEEK) != 0;
+        boolean wait = blocking && (flags & MSG_DONTWAIT) == 0;
+        RdsDatagram d = take(wait ? Long.MAX_VALUE : 0, peek);
+        if (d == null) {
+            throw new EagainException("no message is queued; wait until one arrives");
+        }
+        int n = 0;
+        boolean truncated = false;
+        if (d.kind() == RdsDatagram.Kind.DATA) {
+            ByteBuffer payload = d.payload();
+            n = Math.min(dst.remaining(), payload.limit());
+            truncated = n < payload.limit();
+            dst.put(dst.position(), payload, 0, n);
+            dst.position(dst.position() + n);
+        }
+        info.set(d, truncated);
+        return n;
+    }
+
+    /**
+     * The next item: a send failure, then a congestion notification, then a message, as the kernel's recvmsg orders
+     * them; {@code null} if none came within the timeout. With {@code peek} a message stays queued.
+     */
+    private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
         RdsDatagram d;
         boolean uncongested = false;
         lock.lock();
         try {
             long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
-            while ((d = receiveQueue.pollFirst()) == null) {
+            while (true) {
+                if (!failures.isEmpty()) {
+                    return peek ? failures.peekFirst() : failures.pollFirst();
+                }
+                if (monitorNotify != 0) {
+                    d = RdsDatagram.congestionUpdate(monitorNotify, System.nanoTime());
+                    if (!peek) {
+                        monitorNotify = 0;
+                    }
+                    return d;
+                }
+                d = peek ? receiveQueue.peekFirst() : receiveQueue.pollFirst();
+                if (d != null) {
+                    break;
+                }
                 checkOpen();
                 long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (left <= 0) {
@@ -368,6 +486,9 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 } else {
                     readable.awaitNanos(left);
                 }
+            }
+            if (peek) {
+                return d;
             }
             receiveQueued -= d.length();
             if (congested && receiveQueued < rcvbuf / 4) {
@@ -386,6 +507,52 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             stack.portCongestion(local.getAddress(), local.getPort(), false);
         }
         return d;
+    }
+
+    @Override
+    public boolean isReadable() {
+        lock.lock();
+        try {
+            return !receiveQueue.isEmpty() || !failures.isEmpty() || monitorNotify != 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean isWritable() {
+        lock.lock();
+        try {
+            return sendQueued < sndbuf / 2;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ selectors
+
+    void addRegistration(CoreSelector.Registration r) {
+        synchronized (this) {
+            CoreSelector.Registration[] old = registrations;
+            CoreSelector.Registration[] grown = java.util.Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = r;
+            registrations = grown;
+        }
+    }
+
+    void removeRegistration(CoreSelector.Registration r) {
+        synchronized (this) {
+            CoreSelector.Registration[] old = registrations;
+            registrations = java.util.Arrays.stream(old).filter(x -> x != r)
+                    .toArray(CoreSelector.Registration[]::new);
+        }
+    }
+
+    /** Something changed that may make this socket ready: tell the selectors it is registered with. */
+    private void signalSelectors() {
+        for (CoreSelector.Registration r : registrations) {
+            r.signal();
+        }
     }
 
     private static long saturatedNanos(Duration d) {
@@ -437,6 +604,14 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                     throw new EinvalException("SO_SNDTIMEO cannot be negative");
                 }
                 sendTimeoutNanos = saturatedNanos(d);
+            } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {
+                congestionMonitor = (Boolean) value;
+                if (!congestionMonitor) {
+                    monitorMask = 0;
+                    monitorNotify = 0;
+                }
+            } else if (option == RdsSocketOptions.RDS_RECVERR) {
+                recvErr = (Boolean) value;
             } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
                 throw new EinvalException(option + " is read-only");
             } else {
@@ -473,6 +648,10 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 return (T) Duration.ofNanos(sendTimeoutNanos);
             } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
                 return (T) Integer.valueOf((int) sendQueued);
+            } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {
+                return (T) Boolean.valueOf(congestionMonitor);
+            } else if (option == RdsSocketOptions.RDS_RECVERR) {
+                return (T) Boolean.valueOf(recvErr);
             }
         } finally {
             lock.unlock();
@@ -510,6 +689,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             wasCongested = congested;
             congested = false;
             receiveQueue.clear();
+            failures.clear();
             bound = local;
             readable.signalAll();
             writable.signalAll();
@@ -523,6 +703,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             }
         }
         stack.socketClosed(this);
+        signalSelectors();
     }
 
     private void checkOpen() throws EbadfException {

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.EnoprotooptException;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
@@ -90,6 +92,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     @Override
+    public RdsSelector openSelector() {
+        return new CoreSelector(this);
+    }
+
+    @Override
     public RdsStackConfig config() {
         return config;
     }
@@ -135,6 +142,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     /** Whether {@code address} is this host's own: a socket of this stack is bound there. */
     boolean isLocal(InetAddress address) {
         return bindTable.hasAddress(address);
+    }
+
+    /** The connection to a peer over a transport if there is one; never creates one. */
+    Connection existingConnection(InetAddress local, InetAddress peer, TransportBinding transport) {
+        return transport == null ? null : connections.get(new ConnectionKey(local, peer, transport.name()));
     }
 
     /** The connection to a peer over a transport, created on first use (on first send or first accept). */
@@ -251,11 +263,15 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private static final int ACK_PORTS = 4;
 
     @Override
-    public int[] ackPorts(InetAddress local) {
-        return ackPorts.computeIfAbsent(local, a -> {
-            int[] ports = new int[ACK_PORTS];
+    public int[] ackPorts(InetAddress local, int atLeast) {
+        return ackPorts.compute(local, (a, have) -> {
+            int n = Math.max(atLeast, ACK_PORTS);
+            if (have != null && have.length >= n) {
+                return have;
+            }
+            int[] ports = have == null ? new int[n] : Arrays.copyOf(have, n);
             try {
-                for (int i = 0; i < ports.length; i++) {
+                for (int i = have == null ? 0 : have.length; i < n; i++) {
                     ports[i] = bindTable.bind(a, 0, BindTable.RESERVED,
                             bound -> ThreadLocalRandom.current().nextInt(bound));
                 }
@@ -265,6 +281,20 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             }
             return ports;
         });
+    }
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public void peerCongestionUpdated(InetAddress peer) {
+        for (CoreSocket s : sockets) {
+            if (s.monitorsCongestion()) {
+                s.peerCongestionUpdated();
+            }
+        }
     }
 
     @Override

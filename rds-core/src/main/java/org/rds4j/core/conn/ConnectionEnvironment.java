@@ -41,15 +41,22 @@ public interface ConnectionEnvironment {
 
     /**
      * The ports of {@code local} the stack keeps for its acknowledgement pings (no socket can bind them), so that a
-     * pong's destination port says which ping it answers.
+     * pong's destination port says which ping it answers; at least {@code atLeast} of them, reserving more if needed
+     * (shared by every path from {@code local}).
      */
-    int[] ackPorts(InetAddress local);
+    int[] ackPorts(InetAddress local, int atLeast);
+
+    /** The time, as {@link System#nanoTime()}; tests drive it. */
+    long nanoTime();
 
     /** This stack's generation number (GEN_NUM): random, non-zero, new for every stack. */
     long generation();
 
     /** The liveness interval in nanoseconds, 0 for none. */
     long livenessNanos();
+
+    /** A peer's congestion map arrived: wake congestion monitors (RDS_CONG_MONITOR). */
+    void peerCongestionUpdated(InetAddress peer);
 
     /** Whether the stack is closing: no more reconnects. */
     boolean isClosing();

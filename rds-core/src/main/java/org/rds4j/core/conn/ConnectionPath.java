@@ -1,11 +1,14 @@
 package org.rds4j.core.conn;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.rds4j.RdsDatagram;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
@@ -59,6 +62,8 @@ public final class ConnectionPath {
     private PathState state = PathState.DOWN;
     private PathConnection current;
     private boolean reconnectPending;
+    private ScheduledFuture<?> reconnectTask;
+    private Object reconnectToken;
     private boolean congestionUpdateQueued;
     private boolean shutdown;
     private boolean probeSent;
@@ -66,11 +71,25 @@ public final class ConnectionPath {
     private long nextRxSeq;
     private long resets;
 
-    // Acknowledgement state (see the class comment).
+    // Acknowledgement state (see the class comment and docs/reliability.md).
     private int[] ackPorts;
     /** The sequence number of the outstanding ping sent from {@code ackPorts[i]}, or 0. */
     private long[] ackPingSeq;
+    /** The connection epoch that ping was sent in. */
+    private long[] ackPingEpoch;
+    /**
+     * Non-zero: the port had a ping outstanding when the epoch with this number began, so a pong for that old
+     * ping may still arrive (or never). The port is not used again until a pong for a ping of this epoch or later
+     * arrives: the peer answers in order, so after that no older pong can come.
+     */
+    private long[] quarantinedSince;
+    /** Counts connections: a reset starts a new epoch. */
+    private long epoch;
     private int nextAckSlot;
+    /** Outstanding acknowledgement pings per path at most; more ports are reserved only for quarantine. */
+    private static final int MAX_ACK_PINGS = 4;
+    /** A path that somehow quarantines this many ports stops asking (it logs why). */
+    private static final int MAX_ACK_PORTS = 64;
     /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
     private boolean ackOwed;
     /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
@@ -246,34 +265,71 @@ public final class ConnectionPath {
         if (state != PathState.UP) {
             return null;
         }
-        if (ackPorts == null) {
-            ackPorts = env.ackPorts(connection.local());
-            ackPingSeq = new long[ackPorts.length];
-        }
         OutgoingMessage tail = sentQueue.peekLast();
         long newest = 0;
+        int outstanding = 0;
         int free = -1;
-        for (int i = 0; i < ackPorts.length; i++) {
-            int slot = (nextAckSlot + i) % ackPorts.length;
-            if (ackPingSeq[slot] == 0) {
-                if (free < 0) {
-                    free = slot;
+        int n = ackPorts == null ? 0 : ackPorts.length;
+        for (int i = 0; i < n; i++) {
+            int slot = (nextAckSlot + i) % n;
+            if (ackPingSeq[slot] != 0) {
+                outstanding++;
+                if (Long.compareUnsigned(ackPingSeq[slot], newest) > 0) {
+                    newest = ackPingSeq[slot];
                 }
-            } else if (Long.compareUnsigned(ackPingSeq[slot], newest) > 0) {
-                newest = ackPingSeq[slot];
+            } else if (quarantinedSince[slot] == 0 && free < 0) {
+                free = slot;
             }
         }
         boolean covered = tail == null || (newest != 0 && Long.compareUnsigned(newest, tail.sequence) >= 0);
-        if (free < 0 || (!force && covered)) {
+        if (outstanding >= MAX_ACK_PINGS || (!force && covered)) {
             return null;
+        }
+        if (free < 0) {
+            free = growAckPorts();
+            if (free < 0) {
+                return null;
+            }
         }
         OutgoingMessage ping = OutgoingMessage.ping(ackPorts[free]);
         PathConnection kick = enqueueLocked(ping);
         ackPingSeq[free] = ping.sequence;
+        ackPingEpoch[free] = epoch;
         nextAckSlot = (free + 1) % ackPorts.length;
-        lastAckProgressNanos = System.nanoTime();
+        lastAckProgressNanos = env.nanoTime();
         env.statistics().increment(Counter.ACK_PING_SENT);
         return kick;
+    }
+
+    /** Every port is busy or quarantined: take more from the stack. Returns a free slot, or -1. */
+    private int growAckPorts() {
+        int have = ackPorts == null ? 0 : ackPorts.length;
+        if (have >= MAX_ACK_PORTS) {
+            log.warn("{} path {}: all {} acknowledgement ports are quarantined by resets; not pinging until a pong"
+                    + " arrives", connection, index, have);
+            return -1;
+        }
+        int[] ports = env.ackPorts(connection.local(), have + MAX_ACK_PINGS);
+        ackPorts = Arrays.copyOf(ports, Math.min(ports.length, MAX_ACK_PORTS));
+        ackPingSeq = Arrays.copyOf(ackPingSeq == null ? new long[0] : ackPingSeq, ackPorts.length);
+        ackPingEpoch = Arrays.copyOf(ackPingEpoch == null ? new long[0] : ackPingEpoch, ackPorts.length);
+        quarantinedSince = Arrays.copyOf(quarantinedSince == null ? new long[0] : quarantinedSince,
+                ackPorts.length);
+        return have < ackPorts.length ? have : -1;
+    }
+
+    /** A reset: pings outstanding may be answered late, or never; quarantine their ports (see the field). */
+    private void quarantineAckPortsLocked() {
+        epoch++;
+        if (ackPingSeq == null) {
+            return;
+        }
+        for (int i = 0; i < ackPingSeq.length; i++) {
+            if (ackPingSeq[i] != 0) {
+                ackPingSeq[i] = 0;
+                quarantinedSince[i] = epoch;
+            }
+        }
     }
 
     /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
@@ -288,7 +344,7 @@ public final class ConnectionPath {
             }
         }
         if (any) {
-            lastAckProgressNanos = System.nanoTime();
+            lastAckProgressNanos = env.nanoTime();
         }
     }
 
@@ -296,7 +352,7 @@ public final class ConnectionPath {
     void afterReceive(PathConnection pc) {
         PathConnection kick = null;
         synchronized (this) {
-            lastHeardNanos = System.nanoTime();
+            lastHeardNanos = env.nanoTime();
             boolean wanted = ackRequested || (ackOwed && connection.peerAcks());
             if (pc == current && state == PathState.UP && wanted && !ackOnlyQueued && sendQueue.isEmpty()) {
                 ackRequested = false;
@@ -316,17 +372,53 @@ public final class ConnectionPath {
         while ((m = sentQueue.pollFirst()) != null) {
             flushed++;
             if (m.owner != null) {
-                m.owner.released(m);
+                m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
             }
         }
         nextTxSeq = 1;
         nextRxSeq = 0;
-        if (ackPingSeq != null) {
-            Arrays.fill(ackPingSeq, 0);
+        // Messages queued and not yet sent keep their old numbers in the kernel, which frees by TCP position and
+        // does not mind; rds4j releases by number, so it renumbers them from 1, in order, keeping the path's
+        // numbers rising. Queued acknowledgement pings go: their ports are quarantined below.
+        sendQueue.removeIf(q -> q.ackPing);
+        for (OutgoingMessage q : sendQueue) {
+            q.sequence = nextTxSeq++;
+            q.retransmit = false;
         }
+        quarantineAckPortsLocked();
         env.statistics().add(Counter.SEND_FLUSHED, flushed);
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does", connection, index, flushed);
+    }
+
+    /**
+     * Drops every message of {@code owner} to {@code port} of the peer, queued or sent and unacknowledged: the
+     * kernel's RDS_CANCEL_SENT_TO. Returns how many.
+     */
+    public int cancel(MessageOwner owner, int port) {
+        int n = 0;
+        synchronized (this) {
+            n += cancelFrom(sendQueue, owner, port);
+            n += cancelFrom(sentQueue, owner, port);
+        }
+        return n;
+    }
+
+    private int cancelFrom(ArrayDeque<OutgoingMessage> queue, MessageOwner owner, int port) {
+        int n = 0;
+        for (Iterator<OutgoingMessage> it = queue.iterator(); it.hasNext(); ) {
+            OutgoingMessage m = it.next();
+            if (m.owner == owner && m.destinationPort == port) {
+                it.remove();
+                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private InetSocketAddress destination(OutgoingMessage m) {
+        return new InetSocketAddress(connection.peer(), m.destinationPort);
     }
 
     // ------------------------------------------------------------------------------------------------ receiving
@@ -377,6 +469,13 @@ public final class ConnectionPath {
                         releaseUpTo(ackPingSeq[i]);  // the pong proves the peer had everything before the ping
                         ackPingSeq[i] = 0;
                         env.statistics().increment(Counter.ACK_RECEIVED);
+                        for (int j = 0; j < ackPorts.length; j++) {
+                            if (quarantinedSince[j] != 0 && quarantinedSince[j] <= ackPingEpoch[i]) {
+                                quarantinedSince[j] = 0;   // no older pong can follow this one
+                            }
+                        }
+                    } else if (ackPorts[i] == dport) {
+                        ackSlot = i;                 // a late answer to a ping from before a reset: nothing proven
                     }
                 }
             }
@@ -432,6 +531,7 @@ public final class ConnectionPath {
         map.flip();
         connection.peerMap().replace(map);
         env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
+        env.peerCongestionUpdated(connection.peer());
     }
 
     // ------------------------------------------------------------------------------------------------ connecting
@@ -525,8 +625,9 @@ public final class ConnectionPath {
     private PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
         backoff.reset();
+        cancelReconnectLocked();
         congestionUpdateQueued = true;               // the map goes first on every new connection
-        long now = System.nanoTime();
+        long now = env.nanoTime();
         lastHeardNanos = now;
         lastLivenessPingNanos = now;
         lastAckProgressNanos = now;
@@ -562,10 +663,15 @@ public final class ConnectionPath {
             int requeued = 0;
             OutgoingMessage m;
             while ((m = sentQueue.pollLast()) != null) {
+                if (m.ackPing) {
+                    continue;                        // its answer could no longer be told from a late one
+                }
                 m.retransmit = true;
                 sendQueue.addFirst(m);
                 requeued++;
             }
+            sendQueue.removeIf(q -> q.ackPing);      // not yet sent: the next connection asks afresh
+            quarantineAckPortsLocked();
             env.statistics().add(Counter.SEND_RETRANSMITTED, requeued);
             if (shutdown) {
                 return;
@@ -600,20 +706,40 @@ public final class ConnectionPath {
         }
         long delay = backoff.nextDelayNanos();
         reconnectPending = true;
+        // The token is set before the task can run (a first reconnect runs at once, on another thread) and is
+        // compared under the monitor, so a cancelled reconnect is recognised even if it already started.
+        Object token = new Object();
+        reconnectToken = token;
         try {
-            env.scheduler().schedule(this::reconnect, delay, TimeUnit.NANOSECONDS);
+            reconnectTask = env.scheduler().schedule(() -> reconnect(token), delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             reconnectPending = false;                // the stack is closing
+            reconnectToken = null;
         }
     }
 
-    private void reconnect() {
+    private void reconnect(Object token) {
         synchronized (this) {
+            if (token != reconnectToken) {
+                return;                              // cancelled: the path came up meanwhile
+            }
+            reconnectToken = null;
+            reconnectTask = null;
             reconnectPending = false;
             if (state == PathState.DOWN) {
                 connectLocked();
             }
         }
+    }
+
+    /** The path is up: a reconnect (or re-poke) still pending from before is moot, and would delay the next. */
+    private void cancelReconnectLocked() {
+        if (reconnectTask != null) {
+            reconnectTask.cancel(false);
+            reconnectTask = null;
+        }
+        reconnectToken = null;
+        reconnectPending = false;
     }
 
     // ------------------------------------------------------------------------------------------------ maintenance
@@ -650,7 +776,7 @@ public final class ConnectionPath {
             if (state != PathState.UP) {
                 return;
             }
-            long now = System.nanoTime();
+            long now = env.nanoTime();
             silent = now - lastHeardNanos;
             if (livenessNanos > 0 && silent >= livenessNanos) {
                 dead = current;
@@ -673,7 +799,11 @@ public final class ConnectionPath {
         }
     }
 
-    /** The stack is closing: abort the connection and stop reconnecting. Queued messages are discarded. */
+    /**
+     * The stack is closing: close the connection and stop reconnecting; queued messages are discarded. The close is
+     * orderly (FIN), not a reset: a FIN carries TCP's acknowledgement of everything read, so a kernel peer frees
+     * those messages instead of sending them again to whatever stack takes this address next.
+     */
     void shutdown() {
         PathConnection pc;
         synchronized (this) {
@@ -684,7 +814,7 @@ public final class ConnectionPath {
             sentQueue.clear();
         }
         if (pc != null) {
-            pc.abort();
+            pc.close();
         }
     }
 

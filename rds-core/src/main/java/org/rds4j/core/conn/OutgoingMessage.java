@@ -18,6 +18,8 @@ public final class OutgoingMessage {
     final boolean retained;
     /** Ask an acknowledging peer to acknowledge at once (the sender's buffer is more than half full). */
     final boolean ackRequired;
+    /** One of the stack's acknowledgement pings: worthless after a reset, so never resent. */
+    final boolean ackPing;
     long sequence;
     boolean retransmit;
 
@@ -28,11 +30,11 @@ public final class OutgoingMessage {
      */
     public OutgoingMessage(int sourcePort, int destinationPort, ByteBuffer payload, MessageOwner owner,
                            byte[] extensions, boolean ackRequired) {
-        this(sourcePort, destinationPort, payload, owner, extensions, true, ackRequired);
+        this(sourcePort, destinationPort, payload, owner, extensions, true, ackRequired, false);
     }
 
     private OutgoingMessage(int sourcePort, int destinationPort, ByteBuffer payload, MessageOwner owner,
-                            byte[] extensions, boolean retained, boolean ackRequired) {
+                            byte[] extensions, boolean retained, boolean ackRequired, boolean ackPing) {
         this.sourcePort = sourcePort;
         this.destinationPort = destinationPort;
         this.payload = payload;
@@ -40,6 +42,7 @@ public final class OutgoingMessage {
         this.extensions = extensions;
         this.retained = retained;
         this.ackRequired = ackRequired;
+        this.ackPing = ackPing;
     }
 
     /**
@@ -48,17 +51,17 @@ public final class OutgoingMessage {
      */
     static OutgoingMessage pong(int pingSourcePort, int npaths, long generation) {
         byte[] ext = pingSourcePort == ConnectionPath.PROBE_PORT ? handshake(npaths, generation) : null;
-        return new OutgoingMessage(0, pingSourcePort, ConnectionPath.EMPTY, null, ext, true, false);
+        return new OutgoingMessage(0, pingSourcePort, ConnectionPath.EMPTY, null, ext, true, false, false);
     }
 
     /** An ordinary ping from one of the stack's reserved ports: its pong acknowledges all sent before it. */
     static OutgoingMessage ping(int sourcePort) {
-        return new OutgoingMessage(sourcePort, 0, ConnectionPath.EMPTY, null, null, true, false);
+        return new OutgoingMessage(sourcePort, 0, ConnectionPath.EMPTY, null, null, true, false, true);
     }
 
     /** Carries only h_ack, from port 0 to port 0: a kernel would ignore it, and only rds4j peers get one. */
     static OutgoingMessage ackOnly() {
-        return new OutgoingMessage(0, 0, ConnectionPath.EMPTY, null, null, false, false);
+        return new OutgoingMessage(0, 0, ConnectionPath.EMPTY, null, null, false, false, false);
     }
 
     private static byte[] handshake(int npaths, long generation) {
@@ -74,7 +77,7 @@ public final class OutgoingMessage {
      */
     static OutgoingMessage probe(int npaths, long generation) {
         return new OutgoingMessage(ConnectionPath.PROBE_PORT, 0, ConnectionPath.EMPTY, null,
-                handshake(npaths, generation), true, false);
+                handshake(npaths, generation), true, false, false);
     }
 
     public int length() {

@@ -43,6 +43,13 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
     }
 
+    void close() {
+        TransportConnection tc = transport;
+        if (tc != null) {
+            tc.close();
+        }
+    }
+
     void abort() {
         TransportConnection tc = transport;
         if (tc != null) {

@@ -1,0 +1,133 @@
+package org.rds4j.core.conn;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.rds4j.core.RdsCounters;
+import org.rds4j.core.cong.CongestionMap;
+
+/**
+ * A {@link ConnectionEnvironment} for path tests: virtual-time scheduler, seeded randomness whose every draw is
+ * recorded, plain congestion maps, no sockets (deliveries are recorded and refused).
+ */
+final class FakeEnvironment implements ConnectionEnvironment {
+    /** One call of {@link #random}: the bound asked for and the value returned. */
+    record Draw(long bound, long value) {
+    }
+
+    /** One call of {@link #deliver}. */
+    record Delivery(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
+    }
+
+    static final long MIN_NANOS = 1_000_000L;            // 1 ms, the stack's default
+    static final long MAX_NANOS = 1_000_000_000L;        // 1 s
+
+    final RdsCounters counters = new RdsCounters();
+    final VirtualScheduler scheduler = new VirtualScheduler();
+    final List<Draw> draws = new ArrayList<>();
+    final List<Delivery> deliveries = new ArrayList<>();
+    private final Map<InetAddress, CongestionMap> localMaps = new HashMap<>();
+    private final SplittableRandom random;
+    boolean closing;
+
+    FakeEnvironment(long seed) {
+        this.random = new SplittableRandom(seed);
+    }
+
+    @Override
+    public RdsCounters statistics() {
+        return counters;
+    }
+
+    @Override
+    public VirtualScheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public CongestionMap localMap(InetAddress local) {
+        return localMaps.computeIfAbsent(local, a -> new CongestionMap());
+    }
+
+    @Override
+    public boolean hasSocket(InetAddress local, int port) {
+        return false;
+    }
+
+    @Override
+    public boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
+        deliveries.add(new Delivery(local, port, source, payload));
+        return false;
+    }
+
+    @Override
+    public long random(long bound) {
+        long v = random.nextLong(bound);
+        draws.add(new Draw(bound, v));
+        return v;
+    }
+
+    @Override
+    public long reconnectMinNanos() {
+        return MIN_NANOS;
+    }
+
+    @Override
+    public long reconnectMaxNanos() {
+        return MAX_NANOS;
+    }
+
+    @Override
+    public long maxPayload() {
+        return 1 << 20;
+    }
+
+    /** The four ports the stack would reserve for acknowledgement pings. */
+    static final int[] ACK_PORTS = {2001, 2002, 2003, 2004};
+    static final long GENERATION = 0x5EED_0001L;
+
+    /** Ports handed out so far: the first four, then more as a path asks (after quarantines). */
+    private int[] ackPorts = ACK_PORTS.clone();
+
+    @Override
+    public int[] ackPorts(InetAddress local, int atLeast) {
+        while (ackPorts.length < atLeast) {
+            int[] grown = java.util.Arrays.copyOf(ackPorts, ackPorts.length + 1);
+            grown[ackPorts.length] = 2001 + ackPorts.length;
+            ackPorts = grown;
+        }
+        return ackPorts.clone();
+    }
+
+    /** Time is the scheduler's virtual time, so maintenance timers and the ack fallback follow the test. */
+    @Override
+    public long nanoTime() {
+        return scheduler.now();
+    }
+
+    @Override
+    public void peerCongestionUpdated(InetAddress peer) {
+        // no sockets here
+    }
+
+    @Override
+    public long generation() {
+        return GENERATION;
+    }
+
+    /** No liveness checks: they read the wall clock, which virtual time does not move. */
+    @Override
+    public long livenessNanos() {
+        return 0;
+    }
+
+    @Override
+    public boolean isClosing() {
+        return closing;
+    }
+}

@@ -189,6 +189,14 @@ cmd_up() {
     wait_console '^RDSINIT (READY|ERROR)' "$BOOT_TIMEOUT" || die "guest not ready within ${BOOT_TIMEOUT}s"
     grep -q '^RDSINIT ERROR' "$STATE/console.log" && die "guest: $(grep '^RDSINIT ERROR' "$STATE/console.log")"
     t1=$(date +%s%N)
+    # The guest's command server says HELLO once its serial line is raw; a request sent before that is echoed by
+    # the tty's cooked mode and never read, so wait for it (bounded) before the first request.
+    local hello_deadline=$(( $(date +%s) + 30 ))
+    until grep -q '^@@RDSCMD-HELLO' "$STATE/cmd.log" 2>/dev/null; do
+        [ "$(date +%s)" -lt "$hello_deadline" ] || die "the guest's command server never said hello"
+        pid_is "$(state_get qemu.pid)" qemu-system || die "qemu exited"
+        sleep 0.05
+    done
     # Prove the command channel end to end before declaring the guest usable.
     local probe
     probe="$(guest_rpc 20 'echo chan-ok' 2>&1)" || die "command channel not answering: $probe"

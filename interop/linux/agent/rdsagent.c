@@ -509,6 +509,54 @@ static int mode_send(int argc, char **argv)
     return (errors || sent != count) ? 1 : 0;
 }
 
+/*
+ * send-nb ADDR:PORT DEST:PORT COUNT SIZE [TIMEOUT_S] - like send, but non-blocking (MSG_DONTWAIT): ENOBUFS (the
+ * destination port is congested) and EAGAIN (the send buffer is full) are counted and the same message is tried
+ * again after a short pause, as an application of the kernel's RDS would.
+ */
+static int mode_send_nb(int argc, char **argv)
+{
+    if (argc < 4)
+        die("usage: send-nb ADDR:PORT DEST:PORT COUNT SIZE [TIMEOUT_S]");
+    struct sockaddr_in me = parse_addr(argv[0], 0), to = parse_addr(argv[1], 0);
+    uint64_t count = parse_ulong(argv[2], "count");
+    size_t size = parse_ulong(argv[3], "size");
+    unsigned timeout = argc > 4 ? (unsigned)parse_ulong(argv[4], "timeout") : 120;
+    size_t budget = size * 4 < 256 * 1024 ? 256 * 1024 : size * 4;
+    int fd = rds_socket(&me, (int)budget, 0);
+    unsigned char *buf = malloc(size ? size : 1);
+    char a[64], b[64];
+    uint64_t k = 0, enobufs = 0, eagain = 0, other = 0;
+    out("SEND-NB start from=%s to=%s count=%" PRIu64 " size=%zu",
+        fmt_addr(&me, a, sizeof a), fmt_addr(&to, b, sizeof b), count, size);
+    arm_alarm(timeout);
+    while (k < count && !alarmed) {
+        fill_pattern(buf, size, k);
+        ssize_t w = sendto(fd, buf, size, MSG_DONTWAIT, (const struct sockaddr *)&to, sizeof to);
+        if (w >= 0) {
+            k++;
+            continue;
+        }
+        if (errno == ENOBUFS)
+            enobufs++;
+        else if (errno == EAGAIN)
+            eagain++;
+        else if (errno != EINTR) {
+            other++;
+            out("SEND-NB error k=%" PRIu64 " errno=%s", k, errname(errno));
+            break;
+        }
+        usleep(1000);
+    }
+    out("SEND-NB done sent=%" PRIu64 " enobufs=%" PRIu64 " eagain=%" PRIu64 " errors=%" PRIu64 " timeout=%d",
+        k, enobufs, eagain, other, alarmed ? 1 : 0);
+    unsigned held = wait_drained(fd, 30);
+    if (held)
+        out("SEND-NB warning held=%u messages still queued at close: they are discarded", held);
+    close(fd);
+    return (other || k != count) ? 1 : 0;
+}
+
 /* recv ADDR:PORT COUNT [TIMEOUT_S] */
 static int mode_recv(int argc, char **argv)
 {
@@ -974,6 +1022,7 @@ static void usage(void)
     fputs("usage: rdsagent MODE ARGS...\n"
           "  echo ADDR:PORT                              echo every message back to its source\n"
           "  send ADDR:PORT DEST:PORT COUNT SIZE|MIN-MAX [TMO]  send COUNT pattern messages\n"
+          "  send-nb ADDR:PORT DEST:PORT COUNT SIZE [TMO]  the same, non-blocking: counts ENOBUFS/EAGAIN and retries\n"
           "  recv ADDR:PORT COUNT [TMO]                  receive and verify COUNT messages\n"
           "  sizes-send ADDR:PORT DEST:PORT [S,..] [TMO] send one message per size (default 0,1,100,4096,65536,1048576)\n"
           "  sizes-recv ADDR:PORT [S,..] [TMO]           receive and verify that list\n"
@@ -1012,6 +1061,7 @@ int main(int argc, char **argv)
     char **av = argv + 2;
     if (!strcmp(m, "echo")) return mode_echo(ac, av);
     if (!strcmp(m, "send")) return mode_send(ac, av);
+    if (!strcmp(m, "send-nb")) return mode_send_nb(ac, av);
     if (!strcmp(m, "recv")) return mode_recv(ac, av);
     if (!strcmp(m, "sizes-send")) return mode_sizes_send(ac, av);
     if (!strcmp(m, "sizes-recv")) return mode_sizes_recv(ac, av);

@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.rds4j.EagainException;
+import org.rds4j.EnobufsException;
 import org.rds4j.RdsDatagram;
+import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
@@ -37,7 +40,6 @@ import org.rds4j.tools.PayloadPattern;
  * ports, asserts what arrived byte for byte and in order, and ends by checking that the guest kernel logged no RDS
  * complaint.
  *
- * <p>Scenario 5 (congestion) joins this suite with the congestion issue.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @ExtendWith(ScenarioReport.class)
@@ -349,6 +351,110 @@ class KernelInteropTest {
             assertEquals(1, tcpConnections(high).size(), "the kernel opened more paths: " + tcpConnections(high));
             Thread.onSpinWait();
         }
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 5
+
+    @Test
+    @Order(50)
+    @DisplayName("scenario 5a: a kernel receiver stops reading; rds4j's senders get ENOBUFS or wait, then resume")
+    void aStalledKernelReceiverCongestsRds4jSenders() throws Exception {
+        RdsStack s = stack(low);
+        InetSocketAddress slow = at(guest, 4500);
+        // The kernel socket's budget is 20000 bytes: twenty 1000-byte messages unread congest its port.
+        Guest.start("s5a", "rdsagent stall " + slow.getAddress().getHostAddress() + ":4500 4 20000");
+        Guest.expect("s5a", "STALL ready", Duration.ofSeconds(30));
+        // A small send buffer, so the sender is held back (EAGAIN) until the kernel's map arrives: messages accepted
+        // before it are not affected by the congestion (as in the kernel); with a large buffer they all would be.
+        RdsSocket nonBlocking = s.openSocket();
+        nonBlocking.setOption(RdsSocketOptions.SO_SNDBUF, 20_000);
+        nonBlocking.bind(at(low, 5500));
+        nonBlocking.configureBlocking(false);
+        nonBlocking.setOption(RdsSocketOptions.RDS_CONG_MONITOR, true);
+        long k = 0;
+        boolean refused = false;
+        while (!refused && k < 2000) {
+            try {
+                sendPattern(nonBlocking, slow, k, 1000);
+                k++;
+            } catch (EnobufsException e) {
+                refused = true;                       // the kernel's congestion map arrived with port 4500 set
+            } catch (EagainException e) {
+                waitWritable(nonBlocking);
+            }
+        }
+        assertTrue(refused, "no ENOBUFS after " + k + " messages to a receiver that does not read\n"
+                + diagnostics(s));
+        assertTrue(s.counters().get("cong_send_error") >= 1);
+        // A blocking sender waits for the port instead (the kernel applies no timeout to this wait either).
+        RdsSocket blocking = socket(s, low, 5501);
+        CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+            try {
+                sendPattern(blocking, slow, 0, 1000);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        });
+        Guest.expect("s5a", "STALL draining", Duration.ofSeconds(30));
+        // The kernel drains, clears the bit and sends its map: the monitor tells the non-blocking socket...
+        RdsDatagram note = nonBlocking.receive(Duration.ofSeconds(30)).orElseThrow(
+                () -> new AssertionError("no congestion notification\n" + diagnostics(s)));
+        assertEquals(RdsDatagram.Kind.CONGESTION_UPDATE, note.kind());
+        assertTrue((note.congestionMask() & (1L << (4500 % 64))) != 0, "mask 0x"
+                + Long.toHexString(note.congestionMask()));
+        sendPattern(nonBlocking, slow, k, 1000);      // ...which can send again,
+        k++;
+        waiting.get(30, TimeUnit.SECONDS);            // and the blocked sender went on.
+        assertTrue(s.counters().get("cong_send_blocked") >= 1, s.counters().toString());
+        assertTrue(nonBlocking.awaitSent(Duration.ofSeconds(30)) && blocking.awaitSent(Duration.ofSeconds(30)));
+        assertGuestJob(Guest.await("s5a", Duration.ofSeconds(60)), "STALL done received=" + (k + 1) + " ok="
+                + (k + 1) + " bad=0");
+    }
+
+    private static void waitWritable(RdsSocket socket) throws IOException {
+        try (RdsSelector selector = RdsSelector.open(socket.stack())) {
+            selector.register(socket, RdsSelector.OP_WRITE);
+            selector.select(Duration.ofSeconds(10), (x, ops) -> { });
+        }
+    }
+
+    @Test
+    @Order(51)
+    @DisplayName("scenario 5b: an rds4j receiver stops reading; the kernel's sender gets ENOBUFS, then resumes")
+    void aStalledRds4jReceiverCongestsTheKernelsSender() throws Exception {
+        // Enough that the kernel is still sending when rds4j's congested map reaches it (the map goes out once 20
+        // messages are unread, but a fast sender has queued hundreds by then).
+        int count = 5000;
+        RdsStack s = stack(low);
+        RdsSocket in = s.openSocket();
+        in.setOption(RdsSocketOptions.SO_RCVBUF, 20_000);   // budget 20000 bytes: the port congests quickly
+        in.bind(at(low, 4501));
+        long before = kernelCounter("cong_send_error");
+        Guest.start("s5b", "rdsagent send-nb " + guest.getHostAddress() + ":5501 " + low.getHostAddress()
+                + ":4501 " + count + " 1000 120");
+        // Not reading: wait (bounded) until the kernel's sender has been refused for congestion.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (kernelCounter("cong_send_error") == before) {
+            assertTrue(System.nanoTime() < deadline, "the kernel never saw rds4j's port congested\n"
+                    + diagnostics(s));
+        }
+        receivePattern(in, at(guest, 5501), count, null);   // drain: the map clears, the kernel resumes
+        Guest.Result sent = Guest.await("s5b", Duration.ofSeconds(60));
+        assertGuestJob(sent, "SEND-NB done sent=" + count);
+        long enobufs = Long.parseLong(sent.output().replaceAll("(?s).*enobufs=(\\d+).*", "$1"));
+        assertTrue(enobufs > 0, "the kernel's sender saw no ENOBUFS: " + sent.output());
+        System.out.println("KERNEL-INTEROP scenario 5b: the kernel's sender got ENOBUFS " + enobufs + " times");
+    }
+
+    private static long kernelCounter(String name) {
+        String out = Guest.run("rdsagent counters", Duration.ofSeconds(30)).output();
+        for (String line : out.split("\n")) {
+            int i = line.indexOf(" " + name + "=");
+            if (i >= 0) {
+                return Long.parseLong(line.substring(i + name.length() + 2).trim());
+            }
+        }
+        throw new AssertionError("no counter " + name + " in: " + out);
     }
 
     // ------------------------------------------------------------------------------------------------ scenario 6

@@ -531,6 +531,10 @@ public final class ConnectionPath {
         map.flip();
         connection.peerMap().replace(map);
         env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
+        if (log.isDebugEnabled()) {
+            log.debug("{} path {}: congestion map from the peer, congested ports {}", connection, index,
+                    Arrays.toString(connection.peerMap().congestedPorts()));
+        }
         env.peerCongestionUpdated(connection.peer());
     }
 

@@ -219,15 +219,22 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             return;
         }
         if (!blocking) {
-            stack.statistics().increment(Counter.CONG_SEND_ERROR);
+            boolean monitoring;
             lock.lock();
             try {
-                if (congestionMonitor) {
+                monitoring = congestionMonitor;
+                if (monitoring) {
                     monitorMask |= 1L << (port % 64);   // tell the application when this port's map changes
                 }
             } finally {
                 lock.unlock();
             }
+            // As the kernel: with the port now monitored, test once more, so a map that cleared meanwhile cannot
+            // leave the application waiting for a notification that will never come.
+            if (monitoring && !peerMap.isCongested(port)) {
+                return;
+            }
+            stack.statistics().increment(Counter.CONG_SEND_ERROR);
             throw new EnobufsException("port " + port + " of the destination is congested: its receiver is behind;"
                     + " retry later or send blocking");
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,60 @@ class EndToEndTest {
         assertTrue(send.stdout().stream().anyMatch(l -> l.startsWith("send: OK: 100000 messages")), send.describe());
         assertTrue(recv.stdout().stream().anyMatch(l -> l.startsWith("recv: OK: 100000 messages")
                 && l.contains("from 1 sources") && l.contains("0 lost, 0 duplicate, 0 reordered, 0 corrupt")),
+                recv.describe());
+    }
+
+    /**
+     * A receiver that reads nothing for 2 s with a 20000-byte SO_RCVBUF (its port is congested once more than 20000
+     * bytes are unread) and a non-blocking sender of 5 MB: the sender meets a full send buffer or the congested port
+     * (which of the two, and how often, depends on when its JVM gets going), backs off, and every message arrives.
+     */
+    @Test
+    void nonBlockingSendToAStalledReceiverBacksOffAndEverythingArrives() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess recv = start("recv", "--bind", "127.0.0.2:4000", "--count", "5000", "--stall", "2",
+                "--rcvbuf", "20000", "--timeout", "150", "--tcp-port", tcpPort);
+        recv.awaitLine(l -> l.startsWith("recv: listening on 127.0.0.2:4000"), STARTUP);
+        ToolProcess send = start("send", "--bind", "127.0.0.1:4001", "--to", "127.0.0.2:4000", "--count", "5000",
+                "--size", "1000", "--nonblocking", "--timeout", "150", "--tcp-port", tcpPort);
+
+        assertEquals(0, send.awaitExit(RUN), send.describe());
+        assertEquals(0, recv.awaitExit(RUN), recv.describe());
+        Matcher m = Pattern.compile("^send: OK: 5000 messages of 1000 bytes .*; nonblocking: eagain=(\\d+) "
+                + "enobufs=(\\d+) cong_updates=(\\d+) waits_timed_out=(\\d+)$").matcher(summary(send, "send: "));
+        assertTrue(m.matches(), send.describe());
+        long eagain = Long.parseLong(m.group(1));
+        long enobufs = Long.parseLong(m.group(2));
+        assertTrue(enobufs > 0 || eagain > 0, "the sender never had to back off\n" + send.describe());
+        assertRecvVerifiedAll(recv, 5000);
+    }
+
+    @Test
+    void blockingSendToAStalledReceiverWaitsAndEverythingArrives() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess recv = start("recv", "--bind", "127.0.0.2:4000", "--count", "5000", "--stall", "2",
+                "--rcvbuf", "20000", "--timeout", "150", "--tcp-port", tcpPort);
+        recv.awaitLine(l -> l.startsWith("recv: listening on 127.0.0.2:4000"), STARTUP);
+        ToolProcess send = start("send", "--bind", "127.0.0.1:4001", "--to", "127.0.0.2:4000", "--count", "5000",
+                "--size", "1000", "--sndbuf", "50000", "--timeout", "150", "--tcp-port", tcpPort);
+
+        assertEquals(0, send.awaitExit(RUN), send.describe());
+        assertEquals(0, recv.awaitExit(RUN), recv.describe());
+        assertTrue(Pattern.matches("^send: OK: 5000 messages of 1000 bytes .*; "
+                + "blocking: cong_send_blocked=\\d+ send_queue_full=\\d+$", summary(send, "send: ")), send.describe());
+        assertRecvVerifiedAll(recv, 5000);
+    }
+
+    private static String summary(ToolProcess p, String prefix) {
+        return p.stdout().stream().filter(l -> l.startsWith(prefix) && !l.contains("listening")).findFirst()
+                .orElse("");
+    }
+
+    private static void assertRecvVerifiedAll(ToolProcess recv, int count) {
+        String line = summary(recv, "recv: ");
+        assertTrue(line.startsWith("recv: OK: " + count + " messages (" + count * 1000L + " bytes) from 1 sources")
+                && line.contains("0 lost, 0 duplicate, 0 reordered, 0 corrupt")
+                && Pattern.compile("; stalled 2\\.\\d\\d s first, cong_update_queued=\\d+$").matcher(line).find(),
                 recv.describe());
     }
 

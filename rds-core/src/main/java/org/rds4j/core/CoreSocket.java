@@ -374,7 +374,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
 
     /** Queues a message that arrived for this socket; false if the socket is closed. Any thread. */
     boolean enqueue(InetSocketAddress source, int port, ByteBuffer payload) {
-        boolean congestedNow = false;
+        boolean mapChanged = false;
         int len = payload.remaining();
         lock.lock();
         try {
@@ -385,7 +385,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             receiveQueued += len;
             if (!congested && receiveQueued > rcvbuf / 2) {
                 congested = true;
-                congestedNow = true;
+                mapChanged = stack.markPort(local.getAddress(), port, true);
             }
             readable.signal();
         } finally {
@@ -393,8 +393,8 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         }
         stack.statistics().increment(Counter.RECV_QUEUED);
         stack.statistics().add(Counter.RECV_BYTES_ADDED_TO_SOCK, len);
-        if (congestedNow) {
-            stack.portCongestion(local.getAddress(), port, true);
+        if (mapChanged) {
+            stack.sendCongestionUpdates(local.getAddress());
         }
         signalSelectors();
         return true;
@@ -464,7 +464,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
      */
     private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
         RdsDatagram d;
-        boolean uncongested = false;
+        boolean mapChanged = false;
         lock.lock();
         try {
             long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
@@ -500,7 +500,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             receiveQueued -= d.length();
             if (congested && receiveQueued < rcvbuf / 4) {
                 congested = false;
-                uncongested = true;
+                mapChanged = stack.markPort(local.getAddress(), local.getPort(), false);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -510,8 +510,8 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         }
         stack.statistics().increment(Counter.RECV_DELIVERED);
         stack.statistics().add(Counter.RECV_BYTES_FREED_FROMSOCK, d.length());
-        if (uncongested) {
-            stack.portCongestion(local.getAddress(), local.getPort(), false);
+        if (mapChanged) {
+            stack.sendCongestionUpdates(local.getAddress());
         }
         return d;
     }
@@ -685,7 +685,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
 
     @Override
     public void close() {
-        boolean wasCongested;
+        boolean mapChanged = false;
         InetSocketAddress bound;
         lock.lock();
         try {
@@ -693,7 +693,9 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 return;
             }
             closed = true;
-            wasCongested = congested;
+            if (congested && local != null) {
+                mapChanged = stack.markPort(local.getAddress(), local.getPort(), false);
+            }
             congested = false;
             receiveQueue.clear();
             failures.clear();
@@ -705,8 +707,8 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         }
         if (bound != null) {
             stack.bindTable().unbind(bound.getAddress(), bound.getPort(), this);
-            if (wasCongested) {
-                stack.portCongestion(bound.getAddress(), bound.getPort(), false);
+            if (mapChanged) {
+                stack.sendCongestionUpdates(bound.getAddress());
             }
         }
         stack.socketClosed(this);

@@ -197,15 +197,23 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     // ------------------------------------------------------------------------------------------------ congestion
 
-    /** A socket's receive queue crossed its limit: mark its port and tell every peer of that address. */
-    void portCongestion(InetAddress local, int port, boolean congested) {
+    /**
+     * A socket's receive queue crossed its limit: set or clear its port's bit. Called under the socket's lock, so the
+     * bit always agrees with the socket's own view (the kernel does the same under its receive lock); the map's
+     * monitor is taken inside, and the map never calls out.
+     *
+     * @return whether the bit changed: then call {@link #sendCongestionUpdates} once the socket lock is released
+     */
+    boolean markPort(InetAddress local, int port, boolean congested) {
         CongestionMap map = localMap(local);
-        boolean changed = congested ? map.set(port) : map.clear(port);
-        if (changed) {
-            for (Connection c : connections.values()) {
-                if (c.local().equals(local)) {
-                    c.queueCongestionUpdate();
-                }
+        return congested ? map.set(port) : map.clear(port);
+    }
+
+    /** Queues the local address's current map on every connection from it (each path copies it when it writes). */
+    void sendCongestionUpdates(InetAddress local) {
+        for (Connection c : connections.values()) {
+            if (c.local().equals(local)) {
+                c.queueCongestionUpdate();
             }
         }
     }

@@ -1,0 +1,143 @@
+package org.rds4j.core;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.reflect.Field;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.RdsTransport;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.TransportHost;
+import org.rds4j.core.spi.TransportInstance;
+
+/**
+ * A test transport for one {@link CoreStack}: nothing moves by itself. The test offers an incoming connection
+ * ({@link #accept}), feeds it bytes, and pulls what the real {@link org.rds4j.core.conn.ConnectionPath} writes
+ * through a {@link FrameSink} ({@link #transmit}). rds-core's tests have no transport on the service path, so
+ * {@link #install} puts this one into the stack's transport table.
+ */
+final class CapturingTransport implements RdsTransport {
+    static final String NAME = "capture";
+
+    private TransportHost host;
+
+    /** Adds this transport to {@code stack}, so that sockets with SO_RDS_TRANSPORT "capture" bind to it. */
+    static CapturingTransport install(CoreStack stack) throws ReflectiveOperationException {
+        CapturingTransport t = new CapturingTransport();
+        Field f = CoreStack.class.getDeclaredField("transports");
+        f.setAccessible(true);
+        @SuppressWarnings("unchecked")
+        Map<String, TransportBinding> transports = (Map<String, TransportBinding>) f.get(stack);
+        transports.put(NAME, new TransportBinding(stack, t));
+        return t;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public TransportInstance open(TransportHost host) {
+        this.host = host;
+        return new TransportInstance() {
+            @Override
+            public boolean canBind(InetAddress address) {
+                return true;
+            }
+
+            @Override
+            public void listen(InetAddress local) {
+            }
+
+            @Override
+            public void unlisten(InetAddress local) {
+            }
+
+            @Override
+            public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+                handler.onConnectFailed(new java.net.ConnectException("the capture transport only accepts"));
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /** A connection the test drives: it records transmit requests and never does I/O. */
+    static final class Conn implements TransportConnection {
+        final InetSocketAddress local;
+        final InetSocketAddress remote;
+        final AtomicInteger transmitRequests = new AtomicInteger();
+        ConnectionHandler handler;
+
+        Conn(InetSocketAddress local, InetSocketAddress remote) {
+            this.local = local;
+            this.remote = remote;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return local;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return remote;
+        }
+
+        @Override
+        public void requestTransmit() {
+            transmitRequests.incrementAndGet();
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void abort() {
+        }
+
+        /** Lets the path write everything it has; returns the bytes, as they would go on the wire. */
+        byte[] transmit() {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            handler.transmit(new FrameSink() {
+                @Override
+                public boolean isWritable() {
+                    return true;
+                }
+
+                @Override
+                public void write(ByteBuffer header, ByteBuffer payload) {
+                    for (ByteBuffer b : new ByteBuffer[] {header, payload}) {
+                        byte[] bytes = new byte[b.remaining()];
+                        b.duplicate().get(bytes);
+                        out.writeBytes(bytes);
+                    }
+                }
+
+                @Override
+                public long streamOffset() {
+                    return out.size();
+                }
+            });
+            return out.toByteArray();
+        }
+    }
+
+    /** A peer opens a connection to this stack, as a transport listener would offer it. */
+    Conn accept(InetSocketAddress local, InetSocketAddress remote) {
+        Conn c = new Conn(local, remote);
+        c.handler = host.accept(c);
+        if (c.handler == null) {
+            throw new IllegalStateException("the stack refused the connection from " + remote);
+        }
+        return c;
+    }
+}

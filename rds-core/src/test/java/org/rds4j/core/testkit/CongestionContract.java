@@ -64,6 +64,38 @@ import org.rds4j.core.conn.Connection;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class CongestionContract {
+    /** The transport's way of making hosts; see {@link TestHosts}. A new one per test instance. */
+    protected abstract TestHosts hosts();
+
+    private TestHosts hosts;
+
+    private TestHosts h() {
+        if (hosts == null) {
+            hosts = hosts();
+        }
+        return hosts;
+    }
+
+    protected RdsStack newStack(String name, InetAddress address, int index) throws IOException {
+        return h().newStack(name, address, index);
+    }
+
+    protected InetAddress addressA() throws IOException {
+        return h().addressA();
+    }
+
+    protected InetAddress addressB() throws IOException {
+        return h().addressB();
+    }
+
+    protected InetAddress unreachablePeer() throws IOException {
+        return h().unreachablePeer();
+    }
+
+    protected String transport() {
+        return h().transport();
+    }
+
     protected static final int MIB = 1 << 20;
     /** The receive budget most tests use: SO_RCVBUF set to 16384 gives a buffer of 32768 and a budget of 16384. */
     protected static final int RCV_BUDGET = 16_384;
@@ -74,22 +106,6 @@ public abstract class CongestionContract {
     protected RdsStack hostB;
     private final List<RdsStack> extraStacks = new ArrayList<>();
     private final List<RdsSocket> sockets = new ArrayList<>();
-
-    /**
-     * Creates a stack for one simulated host; {@code index} 0 is host A, 1 is host B, 2 a host brought up later at
-     * {@link #unreachablePeer()}.
-     */
-    protected abstract RdsStack newStack(String name, InetAddress address, int index) throws IOException;
-
-    protected abstract InetAddress addressA() throws IOException;
-
-    protected abstract InetAddress addressB() throws IOException;
-
-    /** The transport the stacks use. */
-    protected abstract String transport();
-
-    /** An address of the right family where no RDS host of this test listens (until a test starts one there). */
-    protected abstract InetAddress unreachablePeer() throws IOException;
 
     @BeforeEach
     void startHosts() throws IOException {

@@ -51,21 +51,43 @@ import org.rds4j.RdsStack;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class SocketSemanticsContract {
+    /** The transport's way of making hosts; see {@link TestHosts}. A new one per test instance. */
+    protected abstract TestHosts hosts();
+
+    private TestHosts hosts;
+
+    private TestHosts h() {
+        if (hosts == null) {
+            hosts = hosts();
+        }
+        return hosts;
+    }
+
+    protected RdsStack newStack(String name, InetAddress address, int index) throws IOException {
+        return h().newStack(name, address, index);
+    }
+
+    protected InetAddress addressA() throws IOException {
+        return h().addressA();
+    }
+
+    protected InetAddress addressB() throws IOException {
+        return h().addressB();
+    }
+
+    protected InetAddress unreachablePeer() throws IOException {
+        return h().unreachablePeer();
+    }
+
+    protected String transport() {
+        return h().transport();
+    }
+
     protected static final int MIB = 1 << 20;
 
     protected RdsStack hostA;
     protected RdsStack hostB;
     private final List<RdsSocket> sockets = new ArrayList<>();
-
-    /** Creates a stack for one simulated host; {@code index} 0 is host A, 1 is host B. */
-    protected abstract RdsStack newStack(String name, InetAddress address, int index) throws IOException;
-
-    protected abstract InetAddress addressA() throws IOException;
-
-    protected abstract InetAddress addressB() throws IOException;
-
-    /** The transport the stacks use, for SO_RDS_TRANSPORT tests. */
-    protected abstract String transport();
 
     @BeforeEach
     void startHosts() throws IOException {
@@ -304,9 +326,6 @@ public abstract class SocketSemanticsContract {
         assertThrows(EtimedoutException.class, () -> a.send(chunk.clear(), nowhere));
         assertTrue(hostA.counters().get("send_queue_full") >= 2);
     }
-
-    /** An address of the right family where no RDS host of this test listens. */
-    protected abstract InetAddress unreachablePeer() throws IOException;
 
     @Test
     void aSocketCannotSendToTheOtherIpFamily() throws Exception {

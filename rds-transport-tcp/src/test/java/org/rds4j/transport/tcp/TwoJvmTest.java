@@ -43,7 +43,7 @@ class TwoJvmTest {
 
     @BeforeAll
     static void startPeer() throws Exception {
-        int tcpPort = TcpSocketSemanticsTest.freePort();
+        int tcpPort = TcpHosts.freePort();
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         peer = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", EchoPeerMain.class.getName(),

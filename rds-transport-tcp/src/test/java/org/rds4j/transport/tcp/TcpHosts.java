@@ -1,0 +1,54 @@
+package org.rds4j.transport.tcp;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.testkit.TestHosts;
+
+/**
+ * Hosts over real TCP: host A on 127.0.0.1, host B on 127.0.0.2 (and a late host on 127.0.0.77), all listening on
+ * one free TCP port, each on its own address, as machines would all use 16385.
+ */
+final class TcpHosts implements TestHosts {
+    private int tcpPort;
+
+    @Override
+    public RdsStack newStack(String name, InetAddress address, int index) throws IOException {
+        if (index == 0) {
+            tcpPort = freePort();
+        }
+        // Short reconnect delays, so that a peer brought up late (the cancel test) is reached quickly.
+        return RdsStack.create(RdsStackConfig.builder().name(name).address(address).tcpPort(tcpPort)
+                .reconnectDelays(Duration.ofMillis(1), Duration.ofMillis(100))
+                .defaultTransport("tcp").build());
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public InetAddress addressA() throws IOException {
+        return InetAddress.getByName("127.0.0.1");
+    }
+
+    @Override
+    public InetAddress addressB() throws IOException {
+        return InetAddress.getByName("127.0.0.2");
+    }
+
+    @Override
+    public InetAddress unreachablePeer() throws IOException {
+        return InetAddress.getByName("127.0.0.77");
+    }
+
+    @Override
+    public String transport() {
+        return "tcp";
+    }
+}

@@ -96,6 +96,13 @@ public abstract class CongestionContract {
         return h().transport();
     }
 
+    /** Further host {@code i}, closed after the test. */
+    protected RdsStack otherHost(String name, int i) throws IOException {
+        RdsStack s = newStack(name, h().otherHost(i), 2 + i);
+        extraStacks.add(s);
+        return s;
+    }
+
     protected static final int MIB = 1 << 20;
     /** The receive budget most tests use: SO_RCVBUF set to 16384 gives a buffer of 32768 and a budget of 16384. */
     protected static final int RCV_BUDGET = 16_384;
@@ -458,8 +465,8 @@ public abstract class CongestionContract {
     }
 
     /**
-     * Acceptance: the heap stays flat while 8 fast senders on host A overrun one slow reader on host B for a few
-     * seconds. Everything the stacks may hold is bounded by the budgets — 8 × (send budget + one message) at the
+     * Acceptance: the heap stays flat while 8 fast senders, each on a host of its own, overrun one slow reader on
+     * host B for a few seconds. Everything the stacks may hold is bounded by the budgets — 8 × (send budget + one message) at the
      * senders plus the receiver's budget and what was in flight, about 1 MiB here — so heap used after GC must stay
      * within start + 64 MiB (room for GC noise and JIT) and show no upward trend: the last samples may not exceed
      * the first ones by more than 16 MiB.
@@ -471,8 +478,11 @@ public abstract class CongestionContract {
         RdsSocket b = socket(hostB, addressB(), 4000);
         b.setOption(RdsSocketOptions.SO_RCVBUF, RCV_BUDGET);
         List<RdsSocket> out = new ArrayList<>();
+        List<RdsStack> senderHosts = new ArrayList<>();
         for (int i = 0; i < senders; i++) {
-            RdsSocket s = socket(hostA, addressA(), 5000 + i);
+            RdsStack host = otherHost("sender" + i, i);
+            senderHosts.add(host);
+            RdsSocket s = socket(host, h().otherHost(i), 5000 + i);
             s.setOption(RdsSocketOptions.SO_SNDBUF, 65_536);
             out.add(s);
         }
@@ -495,7 +505,7 @@ public abstract class CongestionContract {
                     return k;
                 }));
             }
-            Map<Integer, Long> next = new ConcurrentHashMap<>();
+            Map<InetSocketAddress, Long> next = new ConcurrentHashMap<>();
             AtomicLong received = new AtomicLong();
             CountDownLatch never = new CountDownLatch(1);
             Future<?> reader = pool.submit(() -> {
@@ -507,13 +517,13 @@ public abstract class CongestionContract {
                         if (d == null) {
                             break;
                         }
-                        int port = d.source().getPort();
+                        InetSocketAddress from = d.source();
                         long seq = d.payload().getLong(0);
-                        long want = next.getOrDefault(port, 0L);
+                        long want = next.getOrDefault(from, 0L);
                         if (seq != want) {
-                            throw new AssertionError("from " + port + " got " + seq + ", expected " + want);
+                            throw new AssertionError("from " + from + " got " + seq + ", expected " + want);
                         }
-                        next.put(port, seq + 1);
+                        next.put(from, seq + 1);
                         received.incrementAndGet();
                     }
                 }
@@ -546,11 +556,14 @@ public abstract class CongestionContract {
                 f.get(10, TimeUnit.SECONDS);
             }
             long[] mib = Arrays.stream(samples).map(v -> v >> 20).toArray();
+            long blocked = 0;
+            for (RdsStack host : senderHosts) {
+                blocked += counter(host, "cong_send_blocked");
+            }
             System.out.printf("[%s] heap after GC (MiB): %s; sent %d, received %d, cong_send_blocked %d%n",
-                    transport(), Arrays.toString(mib), sentCount.get(), received.get(),
-                    counter(hostA, "cong_send_blocked"));
+                    transport(), Arrays.toString(mib), sentCount.get(), received.get(), blocked);
             assertTrue(received.get() > 100, "the receiver made progress: " + received.get());
-            assertTrue(counter(hostA, "cong_send_blocked") > 0, "congestion cycled");
+            assertTrue(blocked > 0, "congestion cycled");
             for (long s : samples) {
                 assertTrue(s <= samples[0] + 64L * MIB, "heap grew beyond start + 64 MiB: " + Arrays.toString(mib));
             }

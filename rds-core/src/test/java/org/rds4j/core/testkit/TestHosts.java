@@ -19,6 +19,12 @@ public interface TestHosts {
     /** An address of the right family where no host of the test listens (until a test starts one there). */
     InetAddress unreachablePeer() throws IOException;
 
+    /**
+     * The address of further host {@code i} (from 0), for tests with many hosts; all larger than host B's, so each
+     * of them pokes B and B connects back. Its stack is made with {@code newStack(name, address, 2 + i)}.
+     */
+    InetAddress otherHost(int i) throws IOException;
+
     /** The transport's name, for SO_RDS_TRANSPORT. */
     String transport();
 }

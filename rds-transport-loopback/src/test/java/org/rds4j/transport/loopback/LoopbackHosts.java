@@ -33,6 +33,11 @@ final class LoopbackHosts implements TestHosts {
     }
 
     @Override
+    public InetAddress otherHost(int i) throws UnknownHostException {
+        return InetAddress.getByName("10.99.1." + (1 + i));
+    }
+
+    @Override
     public String transport() {
         return LoopbackTransport.NAME;
     }

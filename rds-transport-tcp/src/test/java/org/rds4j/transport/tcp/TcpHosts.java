@@ -48,6 +48,11 @@ final class TcpHosts implements TestHosts {
     }
 
     @Override
+    public InetAddress otherHost(int i) throws IOException {
+        return InetAddress.getByName("127.0.1." + (1 + i));
+    }
+
+    @Override
     public String transport() {
         return "tcp";
     }

@@ -75,6 +75,8 @@ public interface RdsSocket extends Closeable {
      * Receives the next message, waiting for one if the socket is blocking.
      *
      * @throws EagainException non-blocking and no message is queued
+     * @throws EtimedoutException blocking and {@link RdsSocketOptions#SO_RCVTIMEO} expired
+     * @throws EintrException the waiting thread was interrupted
      * @throws EbadfException the socket is closed, also when closed while this call was waiting
      */
     RdsDatagram receive() throws IOException;

@@ -42,6 +42,14 @@ public final class RdsSocketOptions {
             new RdsSocketOption<>("SO_SNDTIMEO", Duration.class);
 
     /**
+     * How long a blocking {@code receive()} waits for a message; {@link Duration#ZERO} (the default) waits forever.
+     * Expiry fails the call with {@link EtimedoutException}, as the kernel's {@code recvmsg} does (not EAGAIN).
+     * {@code receive(Duration)} takes its own timeout instead.
+     */
+    public static final RdsSocketOption<Duration> SO_RCVTIMEO =
+            new RdsSocketOption<>("SO_RCVTIMEO", Duration.class);
+
+    /**
      * Read-only: the payload bytes this socket holds for sending, queued or sent and not yet known delivered, which
      * count against half of {@code SO_SNDBUF}. The kernel's RDS has no such option; it is rds4j's window onto the
      * send buffer, for monitoring and tests.

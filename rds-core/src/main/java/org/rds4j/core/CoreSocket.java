@@ -16,6 +16,7 @@ import org.rds4j.EaddrinuseException;
 import org.rds4j.EaddrnotavailException;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
+import org.rds4j.EintrException;
 import org.rds4j.EinvalException;
 import org.rds4j.EmsgsizeException;
 import org.rds4j.EnobufsException;
@@ -66,6 +67,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
     private int sndbuf;
     private int rcvbuf;
     private long sendTimeoutNanos;
+    private long receiveTimeoutNanos;
     private long sendQueued;
     private long receiveQueued;
     private boolean congested;
@@ -246,7 +248,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new EagainException("interrupted while waiting for a congested port");
+            throw new EintrException("interrupted while waiting for a congested port; nothing was sent");
         }
         checkOpen();
     }
@@ -284,7 +286,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             return halfFull;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new EagainException("interrupted while waiting for send-buffer space");
+            throw new EintrException("interrupted while waiting for send-buffer space; nothing was sent");
         } finally {
             lock.unlock();
         }
@@ -425,11 +427,24 @@ final class CoreSocket implements RdsSocket, MessageOwner {
 
     @Override
     public RdsDatagram receive() throws IOException {
-        RdsDatagram d = take(blocking ? Long.MAX_VALUE : 0, false);
-        if (d == null) {
-            throw new EagainException("no message is queued on this non-blocking socket; wait until one arrives");
+        return orTimeout(take(blocking ? blockingWait() : 0, false));
+    }
+
+    /** How long a blocking receive waits: SO_RCVTIMEO, or for ever. */
+    private long blockingWait() {
+        long t = receiveTimeoutNanos;
+        return t == 0 ? Long.MAX_VALUE : t;
+    }
+
+    /** Nothing came: EAGAIN for a call that could not wait, ETIMEDOUT (as recvmsg) when SO_RCVTIMEO ran out. */
+    private <T> T orTimeout(T item) throws IOException {
+        if (item != null) {
+            return item;
         }
-        return d;
+        if (blocking && receiveTimeoutNanos != 0) {
+            throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
+        }
+        throw new EagainException("no message is queued on this non-blocking socket; wait until one arrives");
     }
 
     @Override
@@ -441,8 +456,11 @@ final class CoreSocket implements RdsSocket, MessageOwner {
     public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
         boolean peek = (flags & MSG_PEEK) != 0;
         boolean wait = blocking && (flags & MSG_DONTWAIT) == 0;
-        RdsDatagram d = take(wait ? Long.MAX_VALUE : 0, peek);
+        RdsDatagram d = take(wait ? blockingWait() : 0, peek);
         if (d == null) {
+            if (wait) {
+                throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
+            }
             throw new EagainException("no message is queued; wait until one arrives");
         }
         int n = 0;
@@ -504,7 +522,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new EagainException("interrupted while waiting for a message");
+            throw new EintrException("interrupted while waiting for a message");
         } finally {
             lock.unlock();
         }
@@ -605,12 +623,16 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                     stack.transport(name);           // throws ENOPROTOOPT naming what is installed
                 }
                 transportName = name;
-            } else if (option == RdsSocketOptions.SO_SNDTIMEO) {
+            } else if (option == RdsSocketOptions.SO_SNDTIMEO || option == RdsSocketOptions.SO_RCVTIMEO) {
                 Duration d = (Duration) value;
                 if (d.isNegative()) {
-                    throw new EinvalException("SO_SNDTIMEO cannot be negative");
+                    throw new EinvalException(option + " cannot be negative");
                 }
-                sendTimeoutNanos = saturatedNanos(d);
+                if (option == RdsSocketOptions.SO_SNDTIMEO) {
+                    sendTimeoutNanos = saturatedNanos(d);
+                } else {
+                    receiveTimeoutNanos = saturatedNanos(d);
+                }
             } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {
                 congestionMonitor = (Boolean) value;
                 if (!congestionMonitor) {
@@ -653,6 +675,8 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 return (T) transportName;
             } else if (option == RdsSocketOptions.SO_SNDTIMEO) {
                 return (T) Duration.ofNanos(sendTimeoutNanos);
+            } else if (option == RdsSocketOptions.SO_RCVTIMEO) {
+                return (T) Duration.ofNanos(receiveTimeoutNanos);
             } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
                 return (T) Integer.valueOf((int) sendQueued);
             } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {

@@ -34,6 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.rds4j.EaddrinuseException;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
+import org.rds4j.EintrException;
 import org.rds4j.EinvalException;
 import org.rds4j.EmsgsizeException;
 import org.rds4j.EnoprotooptException;
@@ -41,6 +42,7 @@ import org.rds4j.EnotconnException;
 import org.rds4j.EopnotsuppException;
 import org.rds4j.EtimedoutException;
 import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
@@ -238,6 +240,37 @@ public abstract class SocketSemanticsContract {
         Optional<RdsDatagram> d = b.receive(Duration.ofMillis(200));
         assertTrue(d.isEmpty());
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(190), "waited for the timeout");
+    }
+
+    /** §8.5: SO_RCVTIMEO bounds a blocking recvmsg, which then fails with ETIMEDOUT, not EAGAIN. */
+    @Test
+    void aBlockingReceivePastSoRcvtimeoFailsWithEtimedout() throws Exception {
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        b.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofMillis(100));
+        assertEquals(Duration.ofMillis(100), b.getOption(RdsSocketOptions.SO_RCVTIMEO));
+        assertThrows(EtimedoutException.class, b::receive);
+        assertThrows(EtimedoutException.class, () -> b.receive(ByteBuffer.allocate(8), new RdsMessageInfo(), 0));
+    }
+
+    /** The kernel's EINTR: an interrupted blocking receive fails with EintrException and keeps the interrupt. */
+    @Test
+    void anInterruptedBlockingReceiveFailsWithEintr() throws Exception {
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        CompletableFuture<Boolean> stillInterrupted = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                b.receive();
+                stillInterrupted.completeExceptionally(new AssertionError("receive returned"));
+            } catch (EintrException e) {
+                stillInterrupted.complete(Thread.currentThread().isInterrupted());
+            } catch (Throwable e) {
+                stillInterrupted.completeExceptionally(e);
+            }
+        }, "receiver");
+        t.start();
+        t.interrupt();                   // whether or not it is already blocked, the interrupt must end the wait
+        assertTrue(stillInterrupted.get(10, TimeUnit.SECONDS), "the interrupt flag is kept");
+        t.join(10_000);
     }
 
     @Test

@@ -10,8 +10,10 @@ import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
 
 /**
- * One end of an in-memory connection. What this end writes is copied into 64 KiB chunks (as TCP segments them) and
- * queued at the other end, whose stack thread hands them to its handler; once consumed, this end hears
+ * One end of an in-memory connection. What this end writes is gathered in a reused 64 KiB staging buffer and handed
+ * to the other end in chunks of at most 64 KiB (as TCP segments a stream), each a right-sized copy, so a transmit
+ * pass of one small message costs a small allocation rather than a whole chunk. The chunks queue at the other end,
+ * whose stack thread hands them to its handler; once consumed, this end hears
  * {@link ConnectionHandler#onTransmitted} for them. Bytes in flight above the high-water mark pause the writer until
  * the reader catches up.
  *
@@ -38,7 +40,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private boolean peerFinished;
 
     // Our writing state, on our thread.
-    private ByteBuffer chunk;
+    private final ByteBuffer staging = ByteBuffer.allocate(CHUNK);
     private long written;
     /** Bytes of ours the peer has consumed; written by the peer's thread. */
     private volatile long consumedByPeer;
@@ -106,27 +108,25 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         int pos = src.position();
         int end = src.limit();
         while (pos < end) {
-            if (chunk == null) {
-                chunk = ByteBuffer.allocate(CHUNK);
-            }
-            int n = Math.min(end - pos, chunk.remaining());
-            chunk.put(chunk.position(), src, pos, n);
-            chunk.position(chunk.position() + n);
+            int n = Math.min(end - pos, staging.remaining());
+            staging.put(staging.position(), src, pos, n);
+            staging.position(staging.position() + n);
             pos += n;
             written += n;
-            if (!chunk.hasRemaining()) {
+            if (!staging.hasRemaining()) {
                 flushChunk();
             }
         }
     }
 
-    /** Hands the current chunk to the peer. */
+    /** Hands what is staged to the peer, as a buffer of exactly that size. */
     private void flushChunk() {
-        if (chunk == null || chunk.position() == 0) {
+        if (staging.position() == 0) {
             return;
         }
-        ByteBuffer c = chunk.flip();
-        chunk = null;
+        ByteBuffer c = ByteBuffer.allocate(staging.position());
+        c.put(staging.flip()).flip();
+        staging.clear();
         peer.arrive(c, written);
     }
 

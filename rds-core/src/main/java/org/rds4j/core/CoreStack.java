@@ -154,8 +154,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         ConnectionKey key = new ConnectionKey(local, peer, transport.name());
         Connection c = connections.get(key);
         if (c == null) {
-            CongestionMap peerMap = peerMaps.computeIfAbsent(peer, a -> new CongestionMap());
-            Connection created = new Connection(local, peer, transport.name(), transport.instance(), this, peerMap);
+            Connection created = new Connection(local, peer, transport.name(), transport.instance(), this,
+                    peerMap(peer));
             c = connections.putIfAbsent(key, created);
             if (c == null) {
                 c = created;

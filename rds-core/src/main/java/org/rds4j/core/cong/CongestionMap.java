@@ -78,11 +78,6 @@ public final class CongestionMap {
         return true;
     }
 
-    /** Wakes everyone waiting on this map (also used when a waiting socket closes). */
-    public synchronized void wakeAll() {
-        notifyAll();
-    }
-
     private void changed() {
         generation++;
         notifyAll();

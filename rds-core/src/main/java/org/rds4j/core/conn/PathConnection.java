@@ -133,9 +133,4 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     public void onClosed(Throwable cause) {
         path.closed(this, cause);
     }
-
-    /** Whether the stream stopped inside a message (for logs: a partial message is discarded on close). */
-    boolean inMessage() {
-        return decoder.inMessage();
-    }
 }

@@ -63,39 +63,7 @@ import org.rds4j.core.conn.Connection;
  * bounded poll of a condition for which the API has no event, such as a counter or a congestion bit).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class CongestionContract {
-    /** The transport's way of making hosts; see {@link TestHosts}. A new one per test instance. */
-    protected abstract TestHosts hosts();
-
-    private TestHosts hosts;
-
-    private TestHosts h() {
-        if (hosts == null) {
-            hosts = hosts();
-        }
-        return hosts;
-    }
-
-    protected RdsStack newStack(String name, InetAddress address, int index) throws IOException {
-        return h().newStack(name, address, index);
-    }
-
-    protected InetAddress addressA() throws IOException {
-        return h().addressA();
-    }
-
-    protected InetAddress addressB() throws IOException {
-        return h().addressB();
-    }
-
-    protected InetAddress unreachablePeer() throws IOException {
-        return h().unreachablePeer();
-    }
-
-    protected String transport() {
-        return h().transport();
-    }
-
+public abstract class CongestionContract extends HostsContract {
     /** Further host {@code i}, closed after the test. */
     protected RdsStack otherHost(String name, int i) throws IOException {
         RdsStack s = newStack(name, h().otherHost(i), 2 + i);

@@ -52,39 +52,7 @@ import org.rds4j.RdsStack;
  * with two stacks, host A and host B, on addresses the subclass chooses.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class SocketSemanticsContract {
-    /** The transport's way of making hosts; see {@link TestHosts}. A new one per test instance. */
-    protected abstract TestHosts hosts();
-
-    private TestHosts hosts;
-
-    private TestHosts h() {
-        if (hosts == null) {
-            hosts = hosts();
-        }
-        return hosts;
-    }
-
-    protected RdsStack newStack(String name, InetAddress address, int index) throws IOException {
-        return h().newStack(name, address, index);
-    }
-
-    protected InetAddress addressA() throws IOException {
-        return h().addressA();
-    }
-
-    protected InetAddress addressB() throws IOException {
-        return h().addressB();
-    }
-
-    protected InetAddress unreachablePeer() throws IOException {
-        return h().unreachablePeer();
-    }
-
-    protected String transport() {
-        return h().transport();
-    }
-
+public abstract class SocketSemanticsContract extends HostsContract {
     protected static final int MIB = 1 << 20;
 
     protected RdsStack hostA;

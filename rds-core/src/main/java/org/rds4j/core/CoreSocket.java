@@ -221,20 +221,24 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             return;
         }
         if (!blocking) {
-            boolean monitoring;
-            lock.lock();
-            try {
-                monitoring = congestionMonitor;
-                if (monitoring) {
-                    monitorMask |= 1L << (port % 64);   // tell the application when this port's map changes
+            // As the kernel: add the port to the monitor mask, then test once more. Both happen under the map's
+            // monitor, which a map update holds while it replaces the map and fires the masks, so exactly one of
+            // two things is true: the update came after the bit (and fires it), or before (and the re-test sees it,
+            // sending if the port cleared). No notification is lost, and none fires for the map that refused us.
+            synchronized (peerMap) {
+                boolean monitoring;
+                lock.lock();
+                try {
+                    monitoring = congestionMonitor;
+                    if (monitoring) {
+                        monitorMask |= 1L << (port % 64);
+                    }
+                } finally {
+                    lock.unlock();
                 }
-            } finally {
-                lock.unlock();
-            }
-            // As the kernel: with the port now monitored, test once more, so a map that cleared meanwhile cannot
-            // leave the application waiting for a notification that will never come.
-            if (monitoring && !peerMap.isCongested(port)) {
-                return;
+                if (monitoring && !peerMap.isCongested(port)) {
+                    return;
+                }
             }
             stack.statistics().increment(Counter.CONG_SEND_ERROR);
             throw new EnobufsException("port " + port + " of the destination is congested: its receiver is behind;"

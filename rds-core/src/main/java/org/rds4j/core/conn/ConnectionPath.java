@@ -529,13 +529,18 @@ public final class ConnectionPath {
     /** A congestion map arrived: replace the peer's map and wake senders waiting on it. */
     void receiveCongestionMap(ByteBuffer map) {
         map.flip();
-        connection.peerMap().replace(map);
+        CongestionMap peerMap = connection.peerMap();
+        // Replacing and notifying under the map's monitor makes them one step for a sender that adds a port to its
+        // monitor mask under the same monitor: its bit fires only for maps that arrive after it was added.
+        synchronized (peerMap) {
+            peerMap.replace(map);
+            env.peerCongestionUpdated(connection.peer());
+        }
         env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
         if (log.isDebugEnabled()) {
             log.debug("{} path {}: congestion map from the peer, congested ports {}", connection, index,
-                    Arrays.toString(connection.peerMap().congestedPorts()));
+                    Arrays.toString(peerMap.congestedPorts()));
         }
-        env.peerCongestionUpdated(connection.peer());
     }
 
     // ------------------------------------------------------------------------------------------------ connecting

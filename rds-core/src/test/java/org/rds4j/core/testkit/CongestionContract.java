@@ -621,16 +621,23 @@ public abstract class CongestionContract extends HostsContract {
 
     /** Peeks until the next item is of {@code kind} (waits for an arrival the API reports no other way). */
     private static void waitForPeekKind(RdsSocket s, ByteBuffer dst, RdsMessageInfo info, RdsDatagram.Kind kind) {
-        waitUntil(() -> {
-            try {
-                s.receive(dst.clear(), info, RdsSocket.MSG_PEEK | RdsSocket.MSG_DONTWAIT);
-                return info.kind() == kind;
-            } catch (EagainException e) {
-                return false;
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        }, Duration.ofSeconds(10), "a " + kind + " is next on " + s);
+        String[] seen = {"nothing"};
+        try {
+            waitUntil(() -> {
+                try {
+                    s.receive(dst.clear(), info, RdsSocket.MSG_PEEK | RdsSocket.MSG_DONTWAIT);
+                    seen[0] = info.kind() + " (mask 0x" + Long.toHexString(info.congestionMask()) + ")";
+                    return info.kind() == kind;
+                } catch (EagainException e) {
+                    seen[0] = "nothing";
+                    return false;
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            }, Duration.ofSeconds(10), "a " + kind + " is next on " + s);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; next was " + seen[0] + "; " + s.stack().counters(), e);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ cancel

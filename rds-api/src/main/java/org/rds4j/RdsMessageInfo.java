@@ -29,6 +29,23 @@ public final class RdsMessageInfo {
         return this;
     }
 
+    /**
+     * Fills this holder for a data message without a datagram object, so that a receive into the caller's buffer
+     * allocates nothing; used by implementations.
+     */
+    public RdsMessageInfo setData(InetSocketAddress source, int destinationPort, int length, boolean truncated,
+                                  long arrivalNanos) {
+        this.kind = RdsDatagram.Kind.DATA;
+        this.source = source;
+        this.destinationPort = destinationPort;
+        this.length = length;
+        this.truncated = truncated;
+        this.arrivalNanos = arrivalNanos;
+        this.congestionMask = 0;
+        this.failure = null;
+        return this;
+    }
+
     public RdsDatagram.Kind kind() {
         return kind;
     }

@@ -1,9 +1,8 @@
 package org.rds4j.core;
 
 import java.net.InetAddress;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntUnaryOperator;
 import org.rds4j.EaddrinuseException;
 
@@ -21,8 +20,38 @@ final class BindTable {
         }
     };
 
-    private final Map<Key, Object> bound = new HashMap<>();
-    private final Map<InetAddress, Integer> socketsPerAddress = new HashMap<>();
+    /**
+     * The ports of one local address, in pages of 256 made on first bind: a lookup is two array reads and no lock,
+     * and an address costs a few KiB rather than a 64 Ki-entry table.
+     */
+    private static final class AddressPorts {
+        final AtomicReferenceArray<AtomicReferenceArray<Object>> pages = new AtomicReferenceArray<>(256);
+        /** Sockets (not reserved ports) bound on this address; written under the table's monitor. */
+        volatile int sockets;
+
+        Object get(int port) {
+            AtomicReferenceArray<Object> page = pages.get(port >>> 8);
+            return page == null ? null : page.get(port & 0xFF);
+        }
+
+        /** Under the table's monitor. */
+        boolean putIfAbsent(int port, Object owner) {
+            AtomicReferenceArray<Object> page = pages.get(port >>> 8);
+            if (page == null) {
+                page = new AtomicReferenceArray<>(256);
+                pages.set(port >>> 8, page);
+            }
+            return page.compareAndSet(port & 0xFF, null, owner);
+        }
+
+        /** Under the table's monitor. */
+        boolean remove(int port, Object owner) {
+            AtomicReferenceArray<Object> page = pages.get(port >>> 8);
+            return page != null && page.compareAndSet(port & 0xFF, owner, null);
+        }
+    }
+
+    private final ConcurrentHashMap<InetAddress, AddressPorts> addresses = new ConcurrentHashMap<>();
 
     /**
      * Binds {@code socket} at {@code address:port}, or at a free port if {@code port} is 0.
@@ -32,14 +61,15 @@ final class BindTable {
      */
     synchronized int bind(InetAddress address, int port, Object socket, IntUnaryOperator randomStart)
             throws EaddrinuseException {
+        AddressPorts ports = addresses.computeIfAbsent(address, a -> new AddressPorts());
         if (port != 0) {
-            Object holder = bound.putIfAbsent(new Key(address, port), socket);
-            if (holder != null) {
+            if (!ports.putIfAbsent(port, socket)) {
+                Object holder = ports.get(port);
                 throw new EaddrinuseException(address.getHostAddress() + ":" + port + " is already bound ("
                         + (holder == RESERVED ? "the stack uses it for its acknowledgement pings" : "by another"
                         + " socket of this stack") + "); bind another port, or port 0 for a free one");
             }
-            countSocket(address, socket);
+            countSocket(ports, socket, 1);
             return port;
         }
         int start = Math.max(randomStart.applyAsInt(65536), 2);
@@ -48,8 +78,8 @@ final class BindTable {
             if (candidate < 2) {
                 continue;
             }
-            if (bound.putIfAbsent(new Key(address, candidate), socket) == null) {
-                countSocket(address, socket);
+            if (ports.putIfAbsent(candidate, socket)) {
+                countSocket(ports, socket, 1);
                 return candidate;
             }
         }
@@ -58,46 +88,29 @@ final class BindTable {
     }
 
     /** Only sockets make an address this host's own; the stack's reserved ports do not. */
-    private void countSocket(InetAddress address, Object owner) {
+    private static void countSocket(AddressPorts ports, Object owner, int delta) {
         if (owner != RESERVED) {
-            socketsPerAddress.merge(address, 1, Integer::sum);
+            ports.sockets += delta;                 // under the table's monitor
         }
     }
 
     synchronized void unbind(InetAddress address, int port, CoreSocket socket) {
-        if (bound.remove(new Key(address, port), socket)) {
-            socketsPerAddress.computeIfPresent(address, (a, n) -> n == 1 ? null : n - 1);
+        AddressPorts ports = addresses.get(address);
+        if (ports != null && ports.remove(port, socket)) {
+            countSocket(ports, socket, -1);
         }
     }
 
-    /** The socket bound at {@code address:port}, or {@code null} (also for a reserved port). */
-    synchronized CoreSocket lookup(InetAddress address, int port) {
-        Object o = bound.get(new Key(address, port));
+    /** The socket bound at {@code address:port}, or {@code null} (also for a reserved port). Any thread, no lock. */
+    CoreSocket lookup(InetAddress address, int port) {
+        AddressPorts ports = addresses.get(address);
+        Object o = ports == null ? null : ports.get(port);
         return o instanceof CoreSocket ? (CoreSocket) o : null;
     }
 
     /** Whether any socket of this stack is bound on {@code address}: then the address is this host's own. */
-    synchronized boolean hasAddress(InetAddress address) {
-        return socketsPerAddress.containsKey(address);
-    }
-
-    private static final class Key {
-        final InetAddress address;
-        final int port;
-
-        Key(InetAddress address, int port) {
-            this.address = address;
-            this.port = port;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key && ((Key) o).port == port && ((Key) o).address.equals(address);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(address, port);
-        }
+    boolean hasAddress(InetAddress address) {
+        AddressPorts ports = addresses.get(address);
+        return ports != null && ports.sockets > 0;
     }
 }

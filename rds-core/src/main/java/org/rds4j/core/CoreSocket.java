@@ -6,11 +6,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EaddrinuseException;
 import org.rds4j.EaddrnotavailException;
@@ -32,9 +32,12 @@ import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.Connection;
 import org.rds4j.core.conn.MessageOwner;
+import org.rds4j.core.conn.MessageReceiver;
 import org.rds4j.core.conn.OutgoingMessage;
+import org.rds4j.core.util.BoundedPool;
 
 /**
  * An RDS socket: the kernel's {@code rds_sock}. It owns a send-buffer budget and a receive queue; messages travel on
@@ -43,19 +46,28 @@ import org.rds4j.core.conn.OutgoingMessage;
  * <p>Budgets follow the kernel: half of {@code SO_SNDBUF} bounds the payload bytes queued and not yet released (a
  * send is accepted while less than the budget is used, so the last one may overshoot), and a port whose unread
  * payload exceeds half of {@code SO_RCVBUF} is marked congested until it drains below half of that again.
+ *
+ * <p>The send budget is a {@link SendBuffer} and the receive side a {@link ReceiveQueue}; this class validates,
+ * routes and holds the options. Messages and arrivals are pooled per socket, so a sender that reuses its buffer and
+ * a receiver that uses {@link #receive(ByteBuffer, RdsMessageInfo, int)} allocate nothing per message
+ * (docs/threading.md).
  */
-final class CoreSocket implements RdsSocket, MessageOwner {
+final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     /** Linux's floor for SO_SNDBUF and SO_RCVBUF after doubling (SOCK_MIN_SNDBUF, SOCK_MIN_RCVBUF on x86-64). */
     static final int MIN_SNDBUF = 4608;
     static final int MIN_RCVBUF = 2304;
 
+    /** Messages kept for reuse per socket. */
+    private static final int MESSAGE_POOL = 1024;
+
     private final CoreStack stack;
+    /** Guards bind and the options; not taken on the message path. */
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition readable = lock.newCondition();
-    private final Condition writable = lock.newCondition();
-    private final ArrayDeque<RdsDatagram> receiveQueue = new ArrayDeque<>();
-    /** Send-failure notifications (RDS_RECVERR), returned ahead of data. */
-    private final ArrayDeque<RdsDatagram> failures = new ArrayDeque<>();
+    private final SendBuffer sendBuffer;
+    private final ReceiveQueue receiveQueue;
+    private final BoundedPool<OutgoingMessage> messages = new BoundedPool<>(MESSAGE_POOL, OutgoingMessage::new);
+    /** Bytes of message buffer capacity sitting in the pool. */
+    private final AtomicLong pooledBytes = new AtomicLong();
     private volatile CoreSelector.Registration[] registrations = NO_REGISTRATIONS;
     private static final CoreSelector.Registration[] NO_REGISTRATIONS = {};
 
@@ -63,23 +75,26 @@ final class CoreSocket implements RdsSocket, MessageOwner {
     private volatile boolean blocking = true;
     private volatile InetSocketAddress local;
     private String transportName;
-    private TransportBinding transport;
-    private int sndbuf;
-    private int rcvbuf;
-    private long sendTimeoutNanos;
-    private long receiveTimeoutNanos;
-    private long sendQueued;
-    private long receiveQueued;
-    private boolean congested;
-    private boolean congestionMonitor;
+    private volatile TransportBinding transport;
+    /** The connections from the bound address over the socket's transport, by peer: the send path's lookup. */
+    private volatile Map<InetAddress, Connection> peers;
+    private volatile int sndbuf;
+    private volatile long sendTimeoutNanos;
+    private volatile long receiveTimeoutNanos;
+    private volatile boolean congestionMonitor;
+    /** Guarded by lock. */
     private long monitorMask;
-    private long monitorNotify;
-    private boolean recvErr;
+    private volatile boolean recvErr;
+    /** The last destination address that passed the checks: steady traffic is not checked again. */
+    private volatile InetAddress lastChecked;
+    /** Per-thread scratch for take(): whether taking a message cleared our port's congestion. */
+    private static final ThreadLocal<boolean[]> CLEARED = ThreadLocal.withInitial(() -> new boolean[1]);
 
     CoreSocket(CoreStack stack) {
         this.stack = stack;
         this.sndbuf = stack.config().defaultSendBuffer();
-        this.rcvbuf = stack.config().defaultReceiveBuffer();
+        this.sendBuffer = new SendBuffer(stack.statistics(), sndbuf / 2);
+        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer());
     }
 
     // ------------------------------------------------------------------------------------------------ bind
@@ -130,6 +145,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         lock.lock();
         try {
             transport = t;
+            peers = stack.peerTable(a, t);
             local = new InetSocketAddress(a, port);
         } finally {
             lock.unlock();
@@ -159,21 +175,26 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             throw new EmsgsizeException(len + " bytes is more than RDS's maximum message of "
                     + CoreStack.MAX_MESSAGE_SIZE + " bytes; split the data into several messages");
         }
-        int budget = sendBudget();
+        long budget = sendBuffer.budget();
         if (len > budget) {
             throw new EmsgsizeException(len + " bytes is more than this socket's send budget of " + budget
                     + " bytes (half of SO_SNDBUF); set SO_SNDBUF to at least " + len);
         }
-        if (stack.isLocal(to)) {
-            return sendLocal(payload, from, to, destination.getPort());
+        Connection c = peers.get(to);
+        if (c == null) {
+            if (stack.isLocal(to)) {
+                return sendLocal(payload, from, to, destination.getPort());
+            }
+            c = stack.connection(from.getAddress(), to, transport);
         }
-        Connection c = stack.connection(from.getAddress(), to, transport);
         int dport = destination.getPort();
         waitUncongested(c.peerMap(), dport);
-        boolean halfFull = reserve(len, budget);
-        ByteBuffer copy = ByteBuffer.allocate(len);
-        copy.put(payload).flip();
-        c.pathFor(from.getPort()).enqueue(new OutgoingMessage(from.getPort(), dport, copy, this, null, halfFull));
+        boolean halfFull = sendBuffer.reserve(len, blocking, sendTimeoutNanos, this);
+        OutgoingMessage m = messages.take();
+        pooledBytes.addAndGet(-m.bufferCapacity());
+        m.fill(from.getPort(), dport, payload, this, halfFull);
+        payload.position(payload.limit());
+        c.pathFor(from.getPort()).enqueue(m);
         stack.statistics().increment(Counter.SEND_QUEUED);
         return len;
     }
@@ -186,6 +207,9 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             throw new EinvalException("destination " + destination + " is not resolved; resolve it first");
         }
         InetAddress to = destination.getAddress();
+        if (to == lastChecked) {
+            return to;                                // checked before (the checks below allocate)
+        }
         if (to.isAnyLocalAddress() || to.isMulticastAddress() || isBroadcast(to)) {
             throw new EinvalException("cannot send to " + to.getHostAddress() + ": RDS sends to one unicast address");
         }
@@ -193,6 +217,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             throw new EopnotsuppException("the socket is bound to " + from.getAddress().getHostAddress()
                     + " and cannot send to " + to.getHostAddress() + " of the other IP family");
         }
+        lastChecked = to;
         return to;
     }
 
@@ -202,16 +227,15 @@ final class CoreSocket implements RdsSocket, MessageOwner {
      */
     private int sendLocal(ByteBuffer payload, InetSocketAddress from, InetAddress to, int dport) {
         int len = payload.remaining();
-        ByteBuffer copy = ByteBuffer.allocate(len);
-        copy.put(payload).flip();
         stack.statistics().increment(Counter.SEND_QUEUED);
         if (dport == 0) {
             stack.statistics().increment(Counter.RECV_PING);
             stack.statistics().increment(Counter.SEND_PONG);
             stack.deliver(from.getAddress(), from.getPort(), new InetSocketAddress(to, 0), ByteBuffer.allocate(0));
-        } else if (!stack.deliver(to, dport, from, copy)) {
+        } else if (!stack.deliver(to, dport, from, payload.duplicate())) {
             stack.statistics().increment(Counter.RECV_DROP_NO_SOCK);
         }
+        payload.position(payload.limit());
         return len;
     }
 
@@ -257,71 +281,34 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         checkOpen();
     }
 
-    /**
-     * Takes send-buffer space: accepted while less than the budget is in use (the last may overshoot).
-     *
-     * @return whether the buffer was at least half full: the message then asks for a prompt acknowledgement, as the
-     *         kernel marks it ACK_REQUIRED
-     */
-    private boolean reserve(int len, int budget) throws IOException {
-        lock.lock();
-        try {
-            long deadline = sendTimeoutNanos == 0 ? Long.MAX_VALUE : System.nanoTime() + sendTimeoutNanos;
-            boolean counted = false;
-            while (sendQueued >= budget) {
-                checkOpen();
-                if (!counted) {
-                    stack.statistics().increment(Counter.SEND_QUEUE_FULL);
-                    counted = true;
-                }
-                if (!blocking) {
-                    throw new EagainException("the send buffer is full (" + sendQueued + " of " + budget
-                            + " bytes queued); retry when earlier messages have left, or raise SO_SNDBUF");
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new EtimedoutException("the send buffer stayed full for SO_SNDTIMEO");
-                }
-                writable.awaitNanos(left);
-            }
-            checkOpen();
-            boolean halfFull = sendQueued >= budget / 2;
-            sendQueued += len;
-            return halfFull;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EintrException("interrupted while waiting for send-buffer space; nothing was sent");
-        } finally {
-            lock.unlock();
-        }
+    @Override
+    public void released(int count, long bytes) {
+        sendBuffer.release(count, bytes);
+        signalSelectors();
     }
 
+    /** Back to the pool, keeping the buffer while the pool holds less than the send budget. */
     @Override
-    public void released(OutgoingMessage message) {
-        lock.lock();
-        try {
-            sendQueued -= message.length();
-            writable.signalAll();
-        } finally {
-            lock.unlock();
+    public void recycle(OutgoingMessage m) {
+        m.clearForPool();
+        int cap = m.bufferCapacity();
+        long limit = Math.max(sendBuffer.budget(), 2 * CoreStack.MAX_MESSAGE_SIZE);
+        if (cap > 0 && pooledBytes.get() + cap > limit) {
+            m.dropBuffer();
+            cap = 0;
         }
-        signalSelectors();
+        if (messages.offer(m)) {
+            pooledBytes.addAndGet(cap);
+        }
     }
 
     @Override
     public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
-        boolean report;
-        lock.lock();
-        try {
-            sendQueued -= message.length();
-            writable.signalAll();
-            report = recvErr && !closed;
-            if (report) {
-                failures.addLast(RdsDatagram.sendFailed(destination, message.length(), reason, System.nanoTime()));
-                readable.signal();
-            }
-        } finally {
-            lock.unlock();
+        int len = message.length();
+        recycle(message);
+        sendBuffer.release(1, len);
+        if (recvErr && !closed) {
+            receiveQueue.addFailure(RdsDatagram.sendFailed(destination, len, reason, System.nanoTime()));
         }
         signalSelectors();
     }
@@ -347,82 +334,56 @@ final class CoreSocket implements RdsSocket, MessageOwner {
 
     @Override
     public boolean awaitSent(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        lock.lock();
-        try {
-            while (sendQueued > 0) {
-                checkOpen();
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                writable.awaitNanos(left);
-            }
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return sendQueued == 0;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private int sendBudget() {
-        lock.lock();
-        try {
-            return sndbuf / 2;
-        } finally {
-            lock.unlock();
-        }
+        return sendBuffer.awaitEmpty(saturatedNanos(timeout), this);
     }
 
     // ------------------------------------------------------------------------------------------------ receive
 
-    /** Queues a message that arrived for this socket; false if the socket is closed. Any thread. */
-    boolean enqueue(InetSocketAddress source, int port, ByteBuffer payload) {
-        boolean mapChanged = false;
-        int len = payload.remaining();
-        lock.lock();
-        try {
-            if (closed) {
-                return false;
-            }
-            receiveQueue.addLast(new RdsDatagram(source, port, payload, System.nanoTime()));
-            receiveQueued += len;
-            if (!congested && receiveQueued > rcvbuf / 2) {
-                congested = true;
-                mapChanged = stack.markPort(local.getAddress(), port, true);
-            }
-            readable.signal();
-        } finally {
-            lock.unlock();
+    @Override
+    public Arrival claim(int length) {
+        return receiveQueue.claim(length);
+    }
+
+    @Override
+    public void abandon(Arrival arrival) {
+        receiveQueue.recycle(arrival);
+    }
+
+    @Override
+    public void deliver(Arrival first, Arrival last, int count, long bytes) {
+        int r = receiveQueue.deliver(first, last, count, bytes);
+        if (r < 0) {
+            stack.statistics().add(Counter.RECV_DROP_DEAD_SOCK, count);
+            return;
         }
-        stack.statistics().increment(Counter.RECV_QUEUED);
-        stack.statistics().add(Counter.RECV_BYTES_ADDED_TO_SOCK, len);
-        if (mapChanged) {
+        receiveQueue.counted(stack.statistics(), count, bytes);
+        if (r > 0) {
             stack.sendCongestionUpdates(local.getAddress());
         }
         signalSelectors();
-        return true;
+    }
+
+    /** Sets or clears this socket's port in the local congestion map; under the receive queue's lock. */
+    boolean markOwnPort(boolean congested) {
+        InetSocketAddress l = local;
+        return l != null && stack.markPort(l.getAddress(), l.getPort(), congested);
     }
 
     /** A peer's congestion map changed: with monitoring on, every monitored bit fires (the kernel over TCP). */
     void peerCongestionUpdated() {
-        boolean fired = false;
+        long fired;
         lock.lock();
         try {
-            if (congestionMonitor && monitorMask != 0) {
-                monitorNotify |= monitorMask;
-                monitorMask = 0;
-                fired = true;
-                readable.signal();
+            if (!congestionMonitor || monitorMask == 0) {
+                return;
             }
+            fired = monitorMask;
+            monitorMask = 0;
         } finally {
             lock.unlock();
         }
-        if (fired) {
-            signalSelectors();
-        }
+        receiveQueue.addCongestionNotify(fired);
+        signalSelectors();
     }
 
     boolean monitorsCongestion() {
@@ -456,106 +417,74 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         return Optional.ofNullable(take(timeout.isNegative() ? 0 : saturatedNanos(timeout), false));
     }
 
-    @Override
-    public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
-        boolean peek = (flags & MSG_PEEK) != 0;
-        boolean wait = blocking && (flags & MSG_DONTWAIT) == 0;
-        RdsDatagram d = take(wait ? blockingWait() : 0, peek);
-        if (d == null) {
-            if (wait) {
-                throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
-            }
-            throw new EagainException("no message is queued; wait until one arrives");
-        }
-        int n = 0;
-        boolean truncated = false;
-        if (d.kind() == RdsDatagram.Kind.DATA) {
-            ByteBuffer payload = d.payload();
-            n = Math.min(dst.remaining(), payload.limit());
-            truncated = n < payload.limit();
-            dst.put(dst.position(), payload, 0, n);
-            dst.position(dst.position() + n);
-        }
-        info.set(d, truncated);
-        return n;
-    }
-
-    /**
-     * The next item: a send failure, then a congestion notification, then a message, as the kernel's recvmsg orders
-     * them; {@code null} if none came within the timeout. With {@code peek} a message stays queued.
-     */
+    /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
     private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
-        RdsDatagram d;
-        boolean mapChanged = false;
-        lock.lock();
-        try {
-            long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
-            while (true) {
-                if (!failures.isEmpty()) {
-                    return peek ? failures.peekFirst() : failures.pollFirst();
-                }
-                if (monitorNotify != 0) {
-                    d = RdsDatagram.congestionUpdate(monitorNotify, System.nanoTime());
-                    if (!peek) {
-                        monitorNotify = 0;
-                    }
-                    return d;
-                }
-                d = peek ? receiveQueue.peekFirst() : receiveQueue.pollFirst();
-                if (d != null) {
-                    break;
-                }
-                checkOpen();
-                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
-                }
-                if (left == Long.MAX_VALUE) {
-                    readable.await();
-                } else {
-                    readable.awaitNanos(left);
-                }
-            }
-            if (peek) {
-                return d;
-            }
-            receiveQueued -= d.length();
-            if (congested && receiveQueued < rcvbuf / 4) {
-                congested = false;
-                mapChanged = stack.markPort(local.getAddress(), local.getPort(), false);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EintrException("interrupted while waiting for a message");
-        } finally {
-            lock.unlock();
+        Arrival a = takeArrival(timeoutNanos, peek);
+        if (a == null) {
+            return null;
         }
-        stack.statistics().increment(Counter.RECV_DELIVERED);
-        stack.statistics().add(Counter.RECV_BYTES_FREED_FROMSOCK, d.length());
-        if (mapChanged) {
-            stack.sendCongestionUpdates(local.getAddress());
+        if (a.notification() != null) {
+            return a.notification();
+        }
+        ByteBuffer copy = ByteBuffer.allocate(a.length());
+        copy.put(0, a.payload(), 0, a.length());
+        RdsDatagram d = new RdsDatagram(a.source(), a.port(), copy, a.arrivalNanos());
+        if (!peek) {
+            receiveQueue.recycle(a);
         }
         return d;
     }
 
     @Override
-    public boolean isReadable() {
-        lock.lock();
-        try {
-            return !receiveQueue.isEmpty() || !failures.isEmpty() || monitorNotify != 0;
-        } finally {
-            lock.unlock();
+    public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
+        boolean peek = (flags & MSG_PEEK) != 0;
+        boolean wait = blocking && (flags & MSG_DONTWAIT) == 0;
+        Arrival a = takeArrival(wait ? blockingWait() : 0, peek);
+        if (a == null) {
+            if (wait) {
+                throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
+            }
+            throw new EagainException("no message is queued; wait until one arrives");
         }
+        if (a.notification() != null) {
+            info.set(a.notification(), false);
+            return 0;
+        }
+        // Straight from the arrival the I/O thread filled into the caller's buffer: the one copy on this side.
+        int len = a.length();
+        int n = Math.min(dst.remaining(), len);
+        dst.put(dst.position(), a.payload(), 0, n);
+        dst.position(dst.position() + n);
+        info.setData(a.source(), a.port(), len, n < len, a.arrivalNanos());
+        if (!peek) {
+            receiveQueue.recycle(a);
+        }
+        return n;
+    }
+
+    /** Takes (or peeks) the next item; counts it and sends map updates if taking it cleared congestion. */
+    private Arrival takeArrival(long timeoutNanos, boolean peek) throws IOException {
+        boolean[] cleared = CLEARED.get();
+        cleared[0] = false;
+        Arrival a = receiveQueue.take(timeoutNanos, peek, cleared);
+        if (a != null && !peek && a.notification() == null) {
+            stack.statistics().increment(Counter.RECV_DELIVERED);
+            stack.statistics().add(Counter.RECV_BYTES_FREED_FROMSOCK, a.length());
+        }
+        if (cleared[0]) {
+            stack.sendCongestionUpdates(local.getAddress());
+        }
+        return a;
+    }
+
+    @Override
+    public boolean isReadable() {
+        return receiveQueue.isReadable();
     }
 
     @Override
     public boolean isWritable() {
-        lock.lock();
-        try {
-            return sendQueued < sndbuf / 2;
-        } finally {
-            lock.unlock();
-        }
+        return sendBuffer.hasRoom();
     }
 
     // ------------------------------------------------------------------------------------------------ selectors
@@ -614,9 +543,9 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         try {
             if (option == RdsSocketOptions.SO_SNDBUF) {
                 sndbuf = bufferSize((Integer) value, MIN_SNDBUF, option);
-                writable.signalAll();
+                sendBuffer.budget(sndbuf / 2);
             } else if (option == RdsSocketOptions.SO_RCVBUF) {
-                rcvbuf = bufferSize((Integer) value, MIN_RCVBUF, option);
+                receiveQueue.rcvbuf(bufferSize((Integer) value, MIN_RCVBUF, option));
             } else if (option == RdsSocketOptions.SO_RDS_TRANSPORT) {
                 if (transportName != null) {
                     throw new EopnotsuppException("the transport is already " + transportName
@@ -641,7 +570,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 congestionMonitor = (Boolean) value;
                 if (!congestionMonitor) {
                     monitorMask = 0;
-                    monitorNotify = 0;
+                    receiveQueue.clearCongestionNotify();
                 }
             } else if (option == RdsSocketOptions.RDS_RECVERR) {
                 recvErr = (Boolean) value;
@@ -674,7 +603,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             if (option == RdsSocketOptions.SO_SNDBUF) {
                 return (T) Integer.valueOf(sndbuf);
             } else if (option == RdsSocketOptions.SO_RCVBUF) {
-                return (T) Integer.valueOf(rcvbuf);
+                return (T) Integer.valueOf(receiveQueue.rcvbuf());
             } else if (option == RdsSocketOptions.SO_RDS_TRANSPORT) {
                 return (T) transportName;
             } else if (option == RdsSocketOptions.SO_SNDTIMEO) {
@@ -682,7 +611,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
             } else if (option == RdsSocketOptions.SO_RCVTIMEO) {
                 return (T) Duration.ofNanos(receiveTimeoutNanos);
             } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
-                return (T) Integer.valueOf((int) sendQueued);
+                return (T) Integer.valueOf((int) sendBuffer.queuedBytes());
             } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {
                 return (T) Boolean.valueOf(congestionMonitor);
             } else if (option == RdsSocketOptions.RDS_RECVERR) {
@@ -721,18 +650,12 @@ final class CoreSocket implements RdsSocket, MessageOwner {
                 return;
             }
             closed = true;
-            if (congested && local != null) {
-                mapChanged = stack.markPort(local.getAddress(), local.getPort(), false);
-            }
-            congested = false;
-            receiveQueue.clear();
-            failures.clear();
             bound = local;
-            readable.signalAll();
-            writable.signalAll();
         } finally {
             lock.unlock();
         }
+        mapChanged = receiveQueue.close();
+        sendBuffer.wakeAll();
         if (bound != null) {
             stack.bindTable().unbind(bound.getAddress(), bound.getPort(), this);
             if (mapChanged) {
@@ -743,7 +666,7 @@ final class CoreSocket implements RdsSocket, MessageOwner {
         signalSelectors();
     }
 
-    private void checkOpen() throws EbadfException {
+    void checkOpen() throws EbadfException {
         if (closed) {
             throw new EbadfException("the socket is closed; open a new one");
         }

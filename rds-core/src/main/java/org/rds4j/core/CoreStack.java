@@ -25,8 +25,10 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.conn.Addresses;
+import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.Connection;
 import org.rds4j.core.conn.ConnectionEnvironment;
+import org.rds4j.core.conn.MessageReceiver;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.RdsTransport;
 import org.rds4j.core.spi.TransportConnection;
@@ -50,6 +52,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final String defaultTransport;
     private final BindTable bindTable = new BindTable();
     private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
+    /** The same connections by local address and transport, then by peer: what a socket's send looks up. */
+    private final Map<ConnectionKey, Map<InetAddress, Connection>> peerTables = new ConcurrentHashMap<>();
     private final Map<InetAddress, CongestionMap> localMaps = new ConcurrentHashMap<>();
     private final Map<InetAddress, CongestionMap> peerMaps = new ConcurrentHashMap<>();
     private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
@@ -159,10 +163,20 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             c = connections.putIfAbsent(key, created);
             if (c == null) {
                 c = created;
+                peerTable(local, transport).put(peer, c);
                 log.debug("new {}", c);
             }
         }
         return c;
+    }
+
+    /**
+     * The connections from {@code local} over {@code transport}, by peer address. A socket keeps this map from bind
+     * on, so a send finds its connection with one lookup that allocates nothing.
+     */
+    Map<InetAddress, Connection> peerTable(InetAddress local, TransportBinding transport) {
+        return peerTables.computeIfAbsent(new ConnectionKey(local, local, transport.name()),
+                k -> new ConcurrentHashMap<>());
     }
 
     /**
@@ -236,19 +250,25 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     @Override
-    public boolean hasSocket(InetAddress local, int port) {
-        return bindTable.lookup(local, port) != null;
+    public MessageReceiver receiver(InetAddress local, int port) {
+        return bindTable.lookup(local, port);
     }
 
-    @Override
-    public boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
+    /**
+     * Queues a copy of {@code payload} on the socket bound at {@code local:port}, as one arrival: for messages
+     * between sockets of this stack, which need no transport.
+     *
+     * @return false if no socket is bound there
+     */
+    boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
         CoreSocket s = bindTable.lookup(local, port);
         if (s == null) {
             return false;
         }
-        if (!s.enqueue(source, port, payload)) {
-            counters.increment(Counter.RECV_DROP_DEAD_SOCK);
-        }
+        Arrival a = s.claim(payload.remaining());
+        a.payload().put(0, payload, payload.position(), payload.remaining());
+        a.set(source, port, System.nanoTime());
+        s.deliver(a, a, 1, a.length());
         return true;
     }
 

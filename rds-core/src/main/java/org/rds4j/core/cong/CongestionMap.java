@@ -9,8 +9,10 @@ import java.nio.ByteBuffer;
  * <p>The layout is the kernel's, because the 8192 bytes travel verbatim in congestion-map messages: port {@code p}
  * is bit {@code p % 8} (least significant first) of byte {@code p / 8}. Port 4000 is byte 500, mask 0x01.
  *
- * <p>Thread-safe: bits are read and written under the map's monitor; the generation counter lets waiters notice
- * any change.
+ * <p>Thread-safe: bits are written under the map's monitor (with release stores) and {@link #isCongested} reads
+ * them without it (an acquire load), as the kernel tests a bit without a lock on its send path: every send asks, so
+ * it must not contend with other senders. A sender that must not miss a change (the monitor re-test) reads under the
+ * monitor. The generation counter lets waiters notice any change.
  */
 public final class CongestionMap {
     /** 65536 ports, one bit each. */
@@ -19,9 +21,12 @@ public final class CongestionMap {
     private final byte[] bits = new byte[BYTES];
     private long generation;
 
-    /** Whether {@code port} is marked congested. */
-    public synchronized boolean isCongested(int port) {
-        return (bits[port >>> 3] & (1 << (port & 7))) != 0;
+    private static final java.lang.invoke.VarHandle BYTE =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(byte[].class);
+
+    /** Whether {@code port} is marked congested. No lock. */
+    public boolean isCongested(int port) {
+        return (((byte) BYTE.getAcquire(bits, port >>> 3)) & (1 << (port & 7))) != 0;
     }
 
     /** Marks {@code port}; returns whether the bit changed. */
@@ -30,7 +35,7 @@ public final class CongestionMap {
         if ((bits[port >>> 3] & mask) != 0) {
             return false;
         }
-        bits[port >>> 3] |= (byte) mask;
+        BYTE.setRelease(bits, port >>> 3, (byte) (bits[port >>> 3] | mask));
         changed();
         return true;
     }
@@ -41,7 +46,7 @@ public final class CongestionMap {
         if ((bits[port >>> 3] & mask) == 0) {
             return false;
         }
-        bits[port >>> 3] &= (byte) ~mask;
+        BYTE.setRelease(bits, port >>> 3, (byte) (bits[port >>> 3] & ~mask));
         changed();
         return true;
     }
@@ -51,7 +56,7 @@ public final class CongestionMap {
         if (wire.remaining() != BYTES) {
             throw new IllegalArgumentException("a congestion map is " + BYTES + " bytes, not " + wire.remaining());
         }
-        wire.duplicate().get(bits);
+        wire.duplicate().get(bits);        // a lock-free reader may see the old bits for a moment: advisory
         changed();
     }
 

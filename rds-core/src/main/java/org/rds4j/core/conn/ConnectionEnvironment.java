@@ -1,8 +1,6 @@
 package org.rds4j.core.conn;
 
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ScheduledExecutorService;
 import org.rds4j.core.RdsCounters;
 import org.rds4j.core.cong.CongestionMap;
@@ -18,16 +16,11 @@ public interface ConnectionEnvironment {
     /** The congestion map of a local address (ours, sent to peers). */
     CongestionMap localMap(InetAddress local);
 
-    /** Whether a socket is bound at {@code local:port}, so a payload buffer is worth allocating. */
-    boolean hasSocket(InetAddress local, int port);
-
     /**
-     * Queues a received message on the socket bound at {@code local:port}.
-     *
-     * @param payload position 0, limit = length; handed over to the socket
-     * @return false if no socket is bound there (the message is dropped)
+     * The socket bound at {@code local:port}, or {@code null}. Allocation-free, so the receive path may ask per
+     * message (it also caches the answer while the socket stays open).
      */
-    boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload);
+    MessageReceiver receiver(InetAddress local, int port);
 
     /** A uniformly random value in {@code [0, bound)}, for backoff jitter. */
     long random(long bound);

@@ -1,5 +1,7 @@
 package org.rds4j.core.conn;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -32,10 +34,13 @@ import org.slf4j.LoggerFactory;
  * every message sent before the ping arrived. Only then is the message released and its bytes returned to the
  * sending socket's budget; until then a reset sends it again.
  *
- * <p>Threads: user threads queue messages; the transport's I/O thread of the current connection transmits and
- * receives; the stack's timer reconnects and checks liveness. All path state is guarded by this object's monitor,
- * held briefly. Lock order: a path may call into a socket (to release send-buffer space) while holding its monitor;
- * sockets never call into a path while holding theirs.
+ * <p>Threads (docs/threading.md): application threads push messages onto the path's inbox, a lock-free stack, and
+ * ask the transport for a transmit pass; they take no lock while the path is up. Everything else, the queues, the
+ * sequence numbers, the acknowledgement state, belongs to whoever holds this object's monitor: in steady state only
+ * the I/O thread of the current connection (transmit, receive), now and then the stack's timer (reconnect,
+ * maintenance), and rarely an application thread (connecting a path that is down, cancel, close). The inbox is
+ * drained only under the monitor, so it has a single consumer. Lock order: a path may call into a socket while
+ * holding its monitor; sockets never call into a path while holding their own lock.
  */
 public final class ConnectionPath {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
@@ -53,14 +58,30 @@ public final class ConnectionPath {
     private final ReconnectBackoff backoff;
     private final long livenessNanos;
 
+    private static final VarHandle INBOX;
+
+    static {
+        try {
+            INBOX = MethodHandles.lookup().findVarHandle(ConnectionPath.class, "inbox", OutgoingMessage.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Bytes one transmit pass writes at most before it yields the I/O thread to other connections. */
+    static final long MAX_PASS_BYTES = 1 << 20;
+
+    /** Messages pushed by application threads, newest first (a Treiber stack, taken whole). */
+    @SuppressWarnings("unused") private volatile OutgoingMessage inbox;
     private final ArrayDeque<OutgoingMessage> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<OutgoingMessage> sentQueue = new ArrayDeque<>();
     private final RdsHeader txHeader = new RdsHeader();
     private final ByteBuffer txHeaderBytes = ByteBuffer.allocate(RdsHeader.SIZE);
     private final byte[] congestionSnapshot = new byte[CongestionMap.BYTES];
 
-    private PathState state = PathState.DOWN;
-    private PathConnection current;
+    /** Written under the monitor; read without it by senders deciding whether the path needs connecting. */
+    private volatile PathState state = PathState.DOWN;
+    private volatile PathConnection current;
     private boolean reconnectPending;
     private ScheduledFuture<?> reconnectTask;
     private Object reconnectToken;
@@ -72,29 +93,14 @@ public final class ConnectionPath {
     private long resets;
 
     // Acknowledgement state (see the class comment and docs/reliability.md).
-    private int[] ackPorts;
-    /** The sequence number of the outstanding ping sent from {@code ackPorts[i]}, or 0. */
-    private long[] ackPingSeq;
-    /** The connection epoch that ping was sent in. */
-    private long[] ackPingEpoch;
-    /**
-     * Non-zero: the port had a ping outstanding when the epoch with this number began, so a pong for that old
-     * ping may still arrive (or never). The port is not used again until a pong for a ping of this epoch or later
-     * arrives: the peer answers in order, so after that no older pong can come.
-     */
-    private long[] quarantinedSince;
-    /** Counts connections: a reset starts a new epoch. */
-    private long epoch;
-    private int nextAckSlot;
-    /** Outstanding acknowledgement pings per path at most; more ports are reserved only for quarantine. */
-    private static final int MAX_ACK_PINGS = 4;
-    /** A path that somehow quarantines this many ports stops asking (it logs why). */
-    private static final int MAX_ACK_PORTS = 64;
+    private final AckPings ackPings;
     /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
     private boolean ackOwed;
     /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
     private boolean ackRequested;
     private boolean ackOnlyQueued;
+    /** The one ack-only message, reused: at most one is queued at a time, and it is never kept once written. */
+    private final OutgoingMessage ackOnlyMessage = OutgoingMessage.ackOnly();
     private long lastPassEnd;
     private long lastAckProgressNanos;
     private long lastHeardNanos;
@@ -107,6 +113,7 @@ public final class ConnectionPath {
         this.env = connection.env();
         this.backoff = new ReconnectBackoff(env.reconnectMinNanos(), env.reconnectMaxNanos(), env::random);
         this.livenessNanos = env.livenessNanos();
+        this.ackPings = new AckPings(env, connection.local(), this.connection + " path " + index);
     }
 
     public Connection connection() {
@@ -117,7 +124,7 @@ public final class ConnectionPath {
         return index;
     }
 
-    public synchronized PathState state() {
+    public PathState state() {
         return state;
     }
 
@@ -131,6 +138,7 @@ public final class ConnectionPath {
 
     /** Messages queued and not yet written, plus written and not yet acknowledged. */
     public synchronized int queuedMessages() {
+        drainInboxLocked();
         return sendQueue.size() + sentQueue.size();
     }
 
@@ -142,20 +150,57 @@ public final class ConnectionPath {
     // ------------------------------------------------------------------------------------------------ sending
 
     /**
-     * Queues a message, giving it the next sequence number, and starts transmission: at once if the path is up,
-     * after connecting if it is down.
+     * Queues a message and starts transmission: at once if the path is up, after connecting if it is down. Any
+     * thread; no lock while the path is up. The message gets its sequence number when the path takes it off the
+     * inbox, in the order messages were pushed.
      */
     public void enqueue(OutgoingMessage m) {
+        OutgoingMessage top;
+        do {
+            top = inbox;
+            m.next = top;
+        } while (!INBOX.compareAndSet(this, top, m));
+        // Read after the push: if the path is still up, the connection's next pass takes the message; if it went
+        // down after this read, closed() drains the inbox after setting DOWN, so it sees the message.
+        PathConnection pc = current;
+        if (state == PathState.UP && pc != null) {
+            pc.requestTransmit();
+            return;
+        }
         PathConnection kick;
         synchronized (this) {
-            kick = enqueueLocked(m);
+            drainInboxLocked();
+            kick = kickLocked();
         }
         if (kick != null) {
             kick.requestTransmit();
         }
     }
 
+    /** Moves the inbox onto the send queue, oldest first, numbering the messages. Caller holds the monitor. */
+    private void drainInboxLocked() {
+        OutgoingMessage m = (OutgoingMessage) INBOX.getAndSet(this, (OutgoingMessage) null);
+        if (m == null) {
+            return;
+        }
+        OutgoingMessage reversed = null;              // the stack is newest first: reverse it
+        while (m != null) {
+            OutgoingMessage next = m.next;
+            m.next = reversed;
+            reversed = m;
+            m = next;
+        }
+        while (reversed != null) {
+            OutgoingMessage next = reversed.next;
+            reversed.next = null;
+            reversed.sequence = nextTxSeq++;
+            sendQueue.addLast(reversed);
+            reversed = next;
+        }
+    }
+
     private PathConnection enqueueLocked(OutgoingMessage m) {
+        drainInboxLocked();                            // keep the numbering in push order
         m.sequence = nextTxSeq++;
         sendQueue.addLast(m);
         return kickLocked();
@@ -196,12 +241,20 @@ public final class ConnectionPath {
                 congestionUpdateQueued = false;
                 writeCongestionMap(sink);
             }
+            drainInboxLocked();
             boolean askForAck = connection.peerAcks();
+            long passStart = sink.streamOffset();
             OutgoingMessage m;
             while (sink.isWritable() && (m = sendQueue.pollFirst()) != null) {
                 if (m.owner != null && m.owner.isClosed()) {
-                    m.owner.released(m);      // closing a socket discards what it has queued, as in the kernel
+                    m.owner.released(1, m.length());   // closing a socket discards what it has queued, as the kernel
+                    m.owner.recycle(m);
                     continue;
+                }
+                if (sink.streamOffset() - passStart >= MAX_PASS_BYTES) {
+                    sendQueue.addFirst(m);              // bounded pass: let other connections of this thread go
+                    current.requestTransmit();
+                    break;
                 }
                 m.header(txHeader, ackValue(), askForAck);
                 txHeaderBytes.clear();
@@ -266,82 +319,46 @@ public final class ConnectionPath {
             return null;
         }
         OutgoingMessage tail = sentQueue.peekLast();
-        long newest = 0;
-        int outstanding = 0;
-        int free = -1;
-        int n = ackPorts == null ? 0 : ackPorts.length;
-        for (int i = 0; i < n; i++) {
-            int slot = (nextAckSlot + i) % n;
-            if (ackPingSeq[slot] != 0) {
-                outstanding++;
-                if (Long.compareUnsigned(ackPingSeq[slot], newest) > 0) {
-                    newest = ackPingSeq[slot];
-                }
-            } else if (quarantinedSince[slot] == 0 && free < 0) {
-                free = slot;
-            }
-        }
-        boolean covered = tail == null || (newest != 0 && Long.compareUnsigned(newest, tail.sequence) >= 0);
-        if (outstanding >= MAX_ACK_PINGS || (!force && covered)) {
+        int slot = ackPings.slotForPing(tail == null ? 0 : tail.sequence, force);
+        if (slot < 0) {
             return null;
         }
-        if (free < 0) {
-            free = growAckPorts();
-            if (free < 0) {
-                return null;
-            }
-        }
-        OutgoingMessage ping = OutgoingMessage.ping(ackPorts[free]);
+        OutgoingMessage ping = OutgoingMessage.ping(ackPings.port(slot));
         PathConnection kick = enqueueLocked(ping);
-        ackPingSeq[free] = ping.sequence;
-        ackPingEpoch[free] = epoch;
-        nextAckSlot = (free + 1) % ackPorts.length;
+        ackPings.pingQueued(slot, ping.sequence);
         lastAckProgressNanos = env.nanoTime();
         env.statistics().increment(Counter.ACK_PING_SENT);
         return kick;
-    }
-
-    /** Every port is busy or quarantined: take more from the stack. Returns a free slot, or -1. */
-    private int growAckPorts() {
-        int have = ackPorts == null ? 0 : ackPorts.length;
-        if (have >= MAX_ACK_PORTS) {
-            log.warn("{} path {}: all {} acknowledgement ports are quarantined by resets; not pinging until a pong"
-                    + " arrives", connection, index, have);
-            return -1;
-        }
-        int[] ports = env.ackPorts(connection.local(), have + MAX_ACK_PINGS);
-        ackPorts = Arrays.copyOf(ports, Math.min(ports.length, MAX_ACK_PORTS));
-        ackPingSeq = Arrays.copyOf(ackPingSeq == null ? new long[0] : ackPingSeq, ackPorts.length);
-        ackPingEpoch = Arrays.copyOf(ackPingEpoch == null ? new long[0] : ackPingEpoch, ackPorts.length);
-        quarantinedSince = Arrays.copyOf(quarantinedSince == null ? new long[0] : quarantinedSince,
-                ackPorts.length);
-        return have < ackPorts.length ? have : -1;
-    }
-
-    /** A reset: pings outstanding may be answered late, or never; quarantine their ports (see the field). */
-    private void quarantineAckPortsLocked() {
-        epoch++;
-        if (ackPingSeq == null) {
-            return;
-        }
-        for (int i = 0; i < ackPingSeq.length; i++) {
-            if (ackPingSeq[i] != 0) {
-                ackPingSeq[i] = 0;
-                quarantinedSince[i] = epoch;
-            }
-        }
     }
 
     /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
     private void releaseUpTo(long seq) {
         OutgoingMessage m;
         boolean any = false;
+        MessageOwner run = null;                       // consecutive messages of one socket are released together
+        int runCount = 0;
+        long runBytes = 0;
         while ((m = sentQueue.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
             sentQueue.pollFirst();
             any = true;
-            if (m.owner != null) {
-                m.owner.released(m);
+            MessageOwner o = m.owner;
+            if (o == null) {
+                continue;
             }
+            if (o != run) {
+                if (run != null) {
+                    run.released(runCount, runBytes);
+                }
+                run = o;
+                runCount = 0;
+                runBytes = 0;
+            }
+            runCount++;
+            runBytes += m.length();
+            o.recycle(m);
+        }
+        if (run != null) {
+            run.released(runCount, runBytes);
         }
         if (any) {
             lastAckProgressNanos = env.nanoTime();
@@ -354,10 +371,12 @@ public final class ConnectionPath {
         synchronized (this) {
             lastHeardNanos = env.nanoTime();
             boolean wanted = ackRequested || (ackOwed && connection.peerAcks());
-            if (pc == current && state == PathState.UP && wanted && !ackOnlyQueued && sendQueue.isEmpty()) {
+            if (pc == current && state == PathState.UP && wanted && !ackOnlyQueued && sendQueue.isEmpty()
+                    && inbox == null) {
                 ackRequested = false;
                 ackOnlyQueued = true;
-                kick = enqueueLocked(OutgoingMessage.ackOnly());
+                ackOnlyMessage.retransmit = false;
+                kick = enqueueLocked(ackOnlyMessage);
             }
         }
         if (kick != null) {
@@ -380,12 +399,13 @@ public final class ConnectionPath {
         // Messages queued and not yet sent keep their old numbers in the kernel, which frees by TCP position and
         // does not mind; rds4j releases by number, so it renumbers them from 1, in order, keeping the path's
         // numbers rising. Queued acknowledgement pings go: their ports are quarantined below.
+        drainInboxLocked();
         sendQueue.removeIf(q -> q.ackPing);
         for (OutgoingMessage q : sendQueue) {
             q.sequence = nextTxSeq++;
             q.retransmit = false;
         }
-        quarantineAckPortsLocked();
+        ackPings.connectionReset();
         env.statistics().add(Counter.SEND_FLUSHED, flushed);
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does", connection, index, flushed);
@@ -398,6 +418,7 @@ public final class ConnectionPath {
     public int cancel(MessageOwner owner, int port) {
         int n = 0;
         synchronized (this) {
+            drainInboxLocked();
             n += cancelFrom(sendQueue, owner, port);
             n += cancelFrom(sentQueue, owner, port);
         }
@@ -410,7 +431,7 @@ public final class ConnectionPath {
             OutgoingMessage m = it.next();
             if (m.owner == owner && m.destinationPort == port) {
                 it.remove();
-                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);
+                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
                 n++;
             }
         }
@@ -432,14 +453,13 @@ public final class ConnectionPath {
      * A complete message (not a congestion map) arrived on this path. The kernel's rule for duplicates: drop it if
      * it is marked retransmitted and its number is below the next expected; otherwise take it, and expect the number
      * after it next, even if that moves backwards (a restarted peer starts again at 1). Its h_ack releases what the
-     * peer has.
+     * peer has. Pings, pongs and probes are answered or consumed here.
      *
-     * @param payload position = length (filled), or {@code null} if the decoder skipped it
+     * @return true if the message is data for the socket at its destination port: the caller delivers it
      */
-    void receive(RdsHeader h, ByteBuffer payload) {
+    boolean receive(RdsHeader h) {
         int sport = h.sourcePort();
         int dport = h.destinationPort();
-        int ackSlot = -1;
         synchronized (this) {
             if (h.ack() != 0) {
                 if (!connection.peerAcks()) {
@@ -451,7 +471,7 @@ public final class ConnectionPath {
             }
             if (isDuplicate(h)) {
                 env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
-                return;
+                return false;
             }
             nextRxSeq = h.sequence() + 1;
             boolean ackOnly = sport == 0 && dport == 0;
@@ -462,26 +482,16 @@ public final class ConnectionPath {
                 ackRequested = true;                // only rds4j sets it over TCP
                 connection.peerAcks(true);
             }
-            if (sport == 0 && ackPorts != null) {
-                for (int i = 0; i < ackPorts.length; i++) {
-                    if (ackPorts[i] == dport && ackPingSeq[i] != 0) {
-                        ackSlot = i;
-                        releaseUpTo(ackPingSeq[i]);  // the pong proves the peer had everything before the ping
-                        ackPingSeq[i] = 0;
-                        env.statistics().increment(Counter.ACK_RECEIVED);
-                        for (int j = 0; j < ackPorts.length; j++) {
-                            if (quarantinedSince[j] != 0 && quarantinedSince[j] <= ackPingEpoch[i]) {
-                                quarantinedSince[j] = 0;   // no older pong can follow this one
-                            }
-                        }
-                    } else if (ackPorts[i] == dport) {
-                        ackSlot = i;                 // a late answer to a ping from before a reset: nothing proven
-                    }
+            if (sport == 0) {
+                long answered = ackPings.pongArrived(dport);
+                if (answered > 0) {
+                    releaseUpTo(answered);          // the pong proves the peer had everything before the ping
+                    env.statistics().increment(Counter.ACK_RECEIVED);
+                }
+                if (answered != AckPings.NOT_OURS) {
+                    return false;                   // ours, or a late answer from before a reset: nothing more
                 }
             }
-        }
-        if (ackSlot >= 0) {
-            return;
         }
         if (dport == 0) {
             if (sport != 0) {                       // a pong to port 0 would answer itself forever: ignore it
@@ -491,20 +501,13 @@ public final class ConnectionPath {
                     handshake(h);
                 }
             }
-            return;
+            return false;
         }
         if (sport == 0 && dport == PROBE_PORT) {     // the pong to a multipath probe is the protocol's own
             handshake(h);
-            return;
+            return false;
         }
-        if (payload == null && h.length() > 0) {
-            env.statistics().increment(Counter.RECV_DROP_NO_SOCK);
-            return;
-        }
-        ByteBuffer data = payload == null ? EMPTY : payload.flip();
-        if (!env.deliver(connection.local(), dport, connection.source(sport), data)) {
-            env.statistics().increment(Counter.RECV_DROP_NO_SOCK);
-        }
+        return true;
     }
 
     /** A pong goes back on the same path, unless the pinging port is congested at the peer. */
@@ -574,6 +577,7 @@ public final class ConnectionPath {
                 current = null;
                 state = PathState.DOWN;
                 tc.close();
+                drainInboxLocked();
                 if (!sendQueue.isEmpty()) {
                     scheduleReconnectLocked();       // poke again later if the peer does not come
                 }
@@ -593,6 +597,7 @@ public final class ConnectionPath {
             log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
             current = null;
             state = PathState.DOWN;
+            drainInboxLocked();
             if (connection.initiates() || !sendQueue.isEmpty()) {
                 scheduleReconnectLocked();
             }
@@ -679,8 +684,9 @@ public final class ConnectionPath {
                 sendQueue.addFirst(m);
                 requeued++;
             }
+            drainInboxLocked();                      // after DOWN: see enqueue()
             sendQueue.removeIf(q -> q.ackPing);      // not yet sent: the next connection asks afresh
-            quarantineAckPortsLocked();
+            ackPings.connectionReset();
             env.statistics().add(Counter.SEND_RETRANSMITTED, requeued);
             if (shutdown) {
                 return;
@@ -819,6 +825,7 @@ public final class ConnectionPath {
             shutdown = true;
             stopMaintenanceLocked();
             pc = current;
+            drainInboxLocked();
             sendQueue.clear();
             sentQueue.clear();
         }
@@ -830,7 +837,8 @@ public final class ConnectionPath {
     @Override
     public synchronized String toString() {
         return connection + " path " + index + " " + state + " nextTx=" + Long.toUnsignedString(nextTxSeq)
-                + " nextRx=" + Long.toUnsignedString(nextRxSeq) + " queued=" + sendQueue.size() + " sent="
+                + " nextRx=" + Long.toUnsignedString(nextRxSeq) + " queued=" + sendQueue.size()
+                + (inbox != null ? "+inbox" : "") + " sent="
                 + sentQueue.size() + (connection.peerAcks() ? " peer-acks" : "");
     }
 }

@@ -3,16 +3,27 @@ package org.rds4j.core.conn;
 import java.net.InetSocketAddress;
 import org.rds4j.RdsDatagram;
 
-/** The socket a queued message belongs to, as a connection path sees it. */
+/**
+ * The socket a queued message belongs to, as a connection path sees it. The path calls these on its I/O thread (or
+ * the thread that resets or cancels), never while the socket's own lock is held by the caller.
+ */
 public interface MessageOwner {
     /** The socket is closed: its messages are dropped instead of being sent. */
     boolean isClosed();
 
-    /** The message left the send buffer: the peer has it (or the socket closed and dropped it). */
-    void released(OutgoingMessage message);
+    /**
+     * The peer has {@code count} more of this socket's messages, {@code bytes} payload bytes in all (or the socket
+     * closed and they were dropped): give the space back. Called once per batch of releases, not per message, so
+     * that waking a blocked sender costs once per acknowledgement.
+     */
+    void released(int count, long bytes);
+
+    /** The path is done with {@code message} (released or failed): the owner may reuse it. */
+    void recycle(OutgoingMessage message);
 
     /**
-     * The message will not be delivered: it left the send buffer without reaching the peer.
+     * The message will not be delivered: it left the send buffer without reaching the peer. The path does not touch
+     * the message after this call (the owner recycles it).
      *
      * @param destination where it was going
      * @param reason why

@@ -7,21 +7,32 @@ import org.rds4j.core.wire.RdsHeader;
 /**
  * A message queued on a connection path: the kernel's {@code rds_message}. It keeps its sequence number for life, so
  * that a resend after a path reset carries the original number and the receiver can drop what it already has.
+ *
+ * <p>Data messages are pooled by their socket and reused (see {@link MessageOwner#recycle}): one owner at a time,
+ * first the sending thread that fills it, then the path from {@link ConnectionPath#enqueue} until the peer has it,
+ * then the socket's pool again. Protocol messages (pongs, probes, pings, ack-only) are made by the path itself.
  */
 public final class OutgoingMessage {
-    final int sourcePort;
-    final int destinationPort;
-    final ByteBuffer payload;
-    final MessageOwner owner;
-    final byte[] extensions;
+    int sourcePort;
+    int destinationPort;
+    /** Position 0, limit = length. For a pooled message, its own buffer, reused with the message. */
+    ByteBuffer payload;
+    MessageOwner owner;
+    byte[] extensions;
     /** Kept until the peer acknowledges it, and sent again after a reset; only ack-only messages are not. */
-    final boolean retained;
+    boolean retained;
     /** Ask an acknowledging peer to acknowledge at once (the sender's buffer is more than half full). */
-    final boolean ackRequired;
+    boolean ackRequired;
     /** One of the stack's acknowledgement pings: worthless after a reset, so never resent. */
-    final boolean ackPing;
+    boolean ackPing;
     long sequence;
     boolean retransmit;
+    /** The link in a path's inbox (application threads push, the path takes them all at once). */
+    OutgoingMessage next;
+
+    /** An empty message for a socket's pool; {@link #fill} makes it a data message. */
+    public OutgoingMessage() {
+    }
 
     /**
      * @param payload position 0, limit = length; owned by the message from now on
@@ -43,6 +54,61 @@ public final class OutgoingMessage {
         this.retained = retained;
         this.ackRequired = ackRequired;
         this.ackPing = ackPing;
+    }
+
+    /**
+     * Makes this (pooled) message a data message carrying a copy of {@code data}'s remaining bytes; {@code data}'s
+     * position is left unchanged. The message's buffer is reused when large enough, so steady traffic allocates
+     * nothing.
+     */
+    public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
+                                boolean ackRequired) {
+        int len = data.remaining();
+        ByteBuffer p = payload;
+        if (p == null || p.capacity() < len) {
+            p = ByteBuffer.allocate(capacityFor(len));
+        }
+        p.clear();
+        p.put(0, data, data.position(), len);
+        p.limit(len);
+        this.payload = p;
+        this.sourcePort = sourcePort;
+        this.destinationPort = destinationPort;
+        this.owner = owner;
+        this.extensions = null;
+        this.retained = true;
+        this.ackRequired = ackRequired;
+        this.ackPing = false;
+        this.sequence = 0;
+        this.retransmit = false;
+        this.next = null;
+        return this;
+    }
+
+    /** Forgets the owner (so a pooled message holds no reference to a socket's data), keeping the buffer. */
+    public void clearForPool() {
+        owner = null;
+        next = null;
+        extensions = null;
+    }
+
+    /** Buffer sizes round up to a power of two, at least 64 bytes, so reuse finds a fit for similar sizes. */
+    static int capacityFor(int len) {
+        if (len <= 64) {
+            return 64;
+        }
+        int c = Integer.highestOneBit(len - 1) << 1;
+        return c < 0 ? len : c;
+    }
+
+    /** The capacity of the message's reusable buffer, 0 if it has none. */
+    public int bufferCapacity() {
+        return payload == null ? 0 : payload.capacity();
+    }
+
+    /** Drops the message's buffer (a pool keeps only so many bytes). */
+    public void dropBuffer() {
+        payload = null;
     }
 
     /**
@@ -124,6 +190,6 @@ public final class OutgoingMessage {
     @Override
     public String toString() {
         return "OutgoingMessage[seq=" + Long.toUnsignedString(sequence) + ", " + sourcePort + "->" + destinationPort
-                + ", " + payload.limit() + " bytes" + (retransmit ? ", retransmit" : "") + "]";
+                + ", " + (payload == null ? 0 : payload.limit()) + " bytes" + (retransmit ? ", retransmit" : "") + "]";
     }
 }

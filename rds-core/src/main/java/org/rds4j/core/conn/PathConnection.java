@@ -26,6 +26,15 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private final FrameDecoder decoder;
     private volatile TransportConnection transport;
     private ByteBuffer congestionScratch;
+    /** The arrival the decoder is filling, and the socket it is for. */
+    private Arrival pending;
+    private MessageReceiver pendingReceiver;
+    /** The socket last looked up, and its port: traffic usually goes to one or a few ports. */
+    private MessageReceiver cachedReceiver;
+    private int cachedPort = -1;
+    private final DeliveryBatch batch = new DeliveryBatch();
+    /** When the current read arrived: one clock read per read, not per message. */
+    private long readNanos;
 
     PathConnection(ConnectionPath path) {
         this.path = path;
@@ -75,15 +84,29 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     @Override
     public void onBytes(ByteBuffer data) {
+        readNanos = System.nanoTime();
         try {
             decoder.decode(data, this);
         } catch (RdsProtocolException e) {
+            batch.flush();                          // what came before the bad frame is good: deliver it
             path.connection().env().statistics().increment(Counter.RECV_PROTOCOL_ERROR);
             data.position(data.limit());
             path.drop(this, e.getMessage());
             return;
         }
+        batch.flush();
         path.afterReceive(this);
+    }
+
+    private MessageReceiver receiver(int port) {
+        MessageReceiver r = cachedReceiver;
+        if (r != null && cachedPort == port && !r.isClosed()) {
+            return r;
+        }
+        r = path.connection().env().receiver(path.connection().local(), port);
+        cachedReceiver = r;
+        cachedPort = port;
+        return r;
     }
 
     @Override
@@ -98,11 +121,16 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             }
             return congestionScratch.clear();
         }
-        if (len == 0 || h.destinationPort() == 0 || path.isDuplicate(h)
-                || !path.connection().env().hasSocket(path.connection().local(), h.destinationPort())) {
-            return null;                            // nothing to keep: skip the bytes, allocate nothing
+        if (h.destinationPort() == 0 || path.isDuplicate(h)) {
+            return null;                            // nothing to keep: skip the bytes
         }
-        return ByteBuffer.allocate((int) len);
+        MessageReceiver r = receiver(h.destinationPort());
+        if (r == null) {
+            return null;
+        }
+        pending = r.claim((int) len);               // the socket's pooled arrival: the payload goes straight in
+        pendingReceiver = r;
+        return pending.payload;
     }
 
     @Override
@@ -116,7 +144,24 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             }
             return;
         }
-        path.receive(h, payload);
+        Arrival a = pending;
+        MessageReceiver r = pendingReceiver;
+        pending = null;
+        pendingReceiver = null;
+        boolean data = path.receive(h);
+        if (!data) {
+            if (a != null) {
+                r.abandon(a);
+            }
+            return;
+        }
+        if (a == null) {
+            path.connection().env().statistics().increment(Counter.RECV_DROP_NO_SOCK);
+            return;
+        }
+        a.payload.flip();
+        a.set(path.connection().source(h.sourcePort()), h.destinationPort(), readNanos);
+        batch.add(r, a);
     }
 
     @Override

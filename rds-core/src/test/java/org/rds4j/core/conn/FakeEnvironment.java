@@ -13,15 +13,11 @@ import org.rds4j.core.cong.CongestionMap;
 
 /**
  * A {@link ConnectionEnvironment} for path tests: virtual-time scheduler, seeded randomness whose every draw is
- * recorded, plain congestion maps, no sockets (deliveries are recorded and refused).
+ * recorded, plain congestion maps, no sockets (a data message finds no receiver and is counted as dropped).
  */
 final class FakeEnvironment implements ConnectionEnvironment {
     /** One call of {@link #random}: the bound asked for and the value returned. */
     record Draw(long bound, long value) {
-    }
-
-    /** One call of {@link #deliver}. */
-    record Delivery(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
     }
 
     static final long MIN_NANOS = 1_000_000L;            // 1 ms, the stack's default
@@ -30,7 +26,6 @@ final class FakeEnvironment implements ConnectionEnvironment {
     final RdsCounters counters = new RdsCounters();
     final VirtualScheduler scheduler = new VirtualScheduler();
     final List<Draw> draws = new ArrayList<>();
-    final List<Delivery> deliveries = new ArrayList<>();
     private final Map<InetAddress, CongestionMap> localMaps = new HashMap<>();
     private final SplittableRandom random;
     boolean closing;
@@ -55,14 +50,8 @@ final class FakeEnvironment implements ConnectionEnvironment {
     }
 
     @Override
-    public boolean hasSocket(InetAddress local, int port) {
-        return false;
-    }
-
-    @Override
-    public boolean deliver(InetAddress local, int port, InetSocketAddress source, ByteBuffer payload) {
-        deliveries.add(new Delivery(local, port, source, payload));
-        return false;
+    public MessageReceiver receiver(InetAddress local, int port) {
+        return null;
     }
 
     @Override

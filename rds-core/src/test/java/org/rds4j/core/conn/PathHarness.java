@@ -40,6 +40,7 @@ final class PathHarness {
     /** A socket as the path sees it: never closed; records what the path released, in order. */
     static final class Owner implements MessageOwner {
         final List<Long> released = new ArrayList<>();
+        long releasedCount;
 
         @Override
         public boolean isClosed() {
@@ -47,7 +48,16 @@ final class PathHarness {
         }
 
         @Override
-        public void released(OutgoingMessage message) {
+        public void released(int count, long bytes) {
+            if (count <= 0) {
+                throw new AssertionError("a release of " + count + " messages");
+            }
+            releasedCount += count;
+        }
+
+        /** The path hands each message back once it is done with it, oldest first. */
+        @Override
+        public void recycle(OutgoingMessage message) {
             released.add(message.sequence());
         }
 
@@ -182,6 +192,7 @@ final class PathHarness {
         int before = cur == null ? 0 : cur.transmitRequests;
         OutgoingMessage m = new OutgoingMessage(SPORT, DPORT, ByteBuffer.allocate(len), owner, null, false);
         path.enqueue(m);
+        path.queuedMessages();      // takes the inbox in and numbers it, as the I/O thread's next pass would
         expect(m.sequence() == mNextTx, "the message got sequence " + m.sequence() + ", expected " + mNextTx);
         mSend.addLast(mNextTx++);
         if (mState == PathState.UP) {
@@ -718,7 +729,10 @@ final class PathHarness {
         expect(periodic == (mMaintenance ? 1 : 0), periodic + " maintenance timers while " + mState);
         expect(path.nextRxSeq() == mNextRx, "nextRxSeq " + path.nextRxSeq() + ", model " + mNextRx);
         expect(connection.peerAcks() == mPeerAcks, "peerAcks, model " + mPeerAcks);
-        expect(env.deliveries.isEmpty(), "nothing was delivered");
+        expect(env.counters.get(Counter.RECV_DROP_NO_SOCK) == 0,
+                "no data message reached a socket");
+        expect(owner.releasedCount == owner.released.size(), "released counts " + owner.releasedCount
+                + " messages, recycled " + owner.released.size());
     }
 
     // ---------------------------------------------------------------------------------------- plumbing

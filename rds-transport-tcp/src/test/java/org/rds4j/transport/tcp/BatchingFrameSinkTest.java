@@ -1,7 +1,6 @@
 package org.rds4j.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -72,7 +71,8 @@ class BatchingFrameSinkTest {
         }
         assertEquals(List.of(65536, 65536, 65536, 65536, 65536, 65536, 444_000 - 6 * 65536), sizes);
         assertTrue(java.util.Arrays.equals(expected.toByteArray(), got.toByteArray()));
-        assertEquals(List.of(65536L, 131072L, 196608L, 262144L, 327680L, 393216L, 444_000L), transmitted);
+        // One report per pass, of everything written: the embedded channel took it all, so it has left.
+        assertEquals(List.of(444_000L), transmitted);
         assertTrue(failed.isEmpty());
         ch.finishAndReleaseAll();
     }
@@ -98,7 +98,7 @@ class BatchingFrameSinkTest {
     }
 
     @Test
-    void writesToAClosedChannelFailAndReleaseTheirBuffers() {
+    void writesToAClosedChannelReleaseTheirBuffersAndReportNothing() {
         EmbeddedChannel ch = channel();
         BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
         ch.close();
@@ -107,8 +107,11 @@ class BatchingFrameSinkTest {
             sink.write(f[0], f[1]);
         }
         sink.finish();
-        assertFalse(failed.isEmpty());
+        // Batches go out with the void promise: Netty releases a buffer written to a closed channel (the leak check
+        // after each test) and the close itself is what the connection reports; nothing counts as transmitted. A
+        // write that fails on an open channel fires exceptionCaught, where TcpConnection closes the connection.
         assertTrue(transmitted.isEmpty());
+        assertTrue(failed.isEmpty());
         ch.finishAndReleaseAll();
     }
 

@@ -1,0 +1,252 @@
+package org.rds4j.core;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rds4j.EintrException;
+import org.rds4j.RdsDatagram;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.conn.Arrival;
+import org.rds4j.core.util.BoundedPool;
+
+/**
+ * A socket's receive side: arrivals queued for {@code receive()}, the notifications returned ahead of them, the
+ * receive budget and the congestion state of the socket's port. The kernel's {@code rs_recv_queue} with
+ * {@code rs_rcv_bytes} against half of {@code SO_RCVBUF}.
+ *
+ * <p>I/O threads deliver a read's arrivals in one batch: one lock and at most one wake-up per batch. Readers take
+ * one arrival at a time under the lock and copy it out after releasing it, then give the arrival (and its buffer)
+ * back to the pool. The pool keeps buffers only up to a byte bound, so a burst of large messages does not stay
+ * allocated for ever.
+ */
+final class ReceiveQueue {
+    /** Arrivals kept for reuse per socket: enough for a burst of small messages. */
+    private static final int POOL_SIZE = 1024;
+
+    private final CoreSocket socket;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition readable = lock.newCondition();
+    private final BoundedPool<Arrival> pool = new BoundedPool<>(POOL_SIZE, Arrival::new);
+    /** Bytes of buffer capacity sitting in the pool. */
+    private final AtomicLong pooledBytes = new AtomicLong();
+
+    // Guarded by lock.
+    private Arrival head;
+    private Arrival tail;
+    private final ArrayDeque<RdsDatagram> failures = new ArrayDeque<>();
+    private long monitorNotify;
+    private long queuedBytes;
+    private boolean congested;
+    private boolean closed;
+    private int waiting;
+    private volatile int rcvbuf;
+
+    ReceiveQueue(CoreSocket socket, int rcvbuf) {
+        this.socket = socket;
+        this.rcvbuf = rcvbuf;
+    }
+
+    int rcvbuf() {
+        return rcvbuf;
+    }
+
+    void rcvbuf(int b) {
+        this.rcvbuf = b;
+    }
+
+    // ------------------------------------------------------------------------------------------------ I/O side
+
+    Arrival claim(int length) {
+        Arrival a = pool.take();
+        pooledBytes.addAndGet(-a.bufferCapacity());
+        a.prepare(length);
+        return a;
+    }
+
+    /** Gives an arrival back to the pool, keeping its buffer while the pool holds less than the receive budget. */
+    void recycle(Arrival a) {
+        a.next(null);
+        a.set(null, 0, 0);
+        int cap = a.bufferCapacity();
+        long limit = Math.max(rcvbuf, 2 * CoreStack.MAX_MESSAGE_SIZE);
+        if (cap > 0 && pooledBytes.get() + cap > limit) {
+            a.dropBuffer();
+            cap = 0;
+        }
+        if (pool.offer(a)) {
+            pooledBytes.addAndGet(cap);
+        }
+    }
+
+    /**
+     * Queues a batch; returns whether the port's congestion bit changed (the caller then sends map updates), or
+     * {@code false} with nothing queued if the socket closed.
+     *
+     * @return -1 closed (dropped), 1 the port became congested, 0 otherwise
+     */
+    int deliver(Arrival first, Arrival last, int count, long bytes) {
+        boolean mapChanged = false;
+        lock.lock();
+        try {
+            if (closed) {
+                return -1;
+            }
+            if (tail == null) {
+                head = first;
+            } else {
+                tail.next(first);
+            }
+            tail = last;
+            queuedBytes += bytes;
+            if (!congested && queuedBytes > rcvbuf / 2) {
+                congested = true;
+                mapChanged = socket.markOwnPort(true);
+            }
+            if (waiting > 0) {
+                if (count > 1 && waiting > 1) {
+                    readable.signalAll();
+                } else {
+                    readable.signal();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return mapChanged ? 1 : 0;
+    }
+
+    /** A send failed and the socket reports failures (RDS_RECVERR). */
+    void addFailure(RdsDatagram d) {
+        lock.lock();
+        try {
+            if (!closed) {
+                failures.addLast(d);
+                readable.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Monitored ports fired (RDS_CONG_MONITOR). */
+    void addCongestionNotify(long mask) {
+        lock.lock();
+        try {
+            monitorNotify |= mask;
+            readable.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void clearCongestionNotify() {
+        lock.lock();
+        try {
+            monitorNotify = 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ reader side
+
+    /** What {@link #take} found, besides the arrival: whether the congestion bit cleared. */
+    static final int CLEARED = 1;
+
+    /**
+     * The next item: a send failure, then a congestion notification, then a message, as the kernel's recvmsg orders
+     * them; {@code null} if none came within the timeout. With {@code peek} a message stays queued (do not recycle
+     * it). {@code cleared[0]} is set when taking the message cleared the port's congestion.
+     */
+    Arrival take(long timeoutNanos, boolean peek, boolean[] cleared) throws java.io.IOException {
+        lock.lock();
+        try {
+            long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+            while (true) {
+                if (!failures.isEmpty()) {
+                    return Arrival.notification(peek ? failures.peekFirst() : failures.pollFirst());
+                }
+                if (monitorNotify != 0) {
+                    Arrival n = Arrival.notification(RdsDatagram.congestionUpdate(monitorNotify, System.nanoTime()));
+                    if (!peek) {
+                        monitorNotify = 0;
+                    }
+                    return n;
+                }
+                Arrival a = head;
+                if (a != null) {
+                    if (!peek) {
+                        head = a.next();
+                        if (head == null) {
+                            tail = null;
+                        }
+                        a.next(null);
+                        queuedBytes -= a.length();
+                        if (congested && queuedBytes < rcvbuf / 4) {
+                            congested = false;
+                            cleared[0] = socket.markOwnPort(false);
+                        }
+                    }
+                    return a;
+                }
+                socket.checkOpen();
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                waiting++;
+                try {
+                    if (left == Long.MAX_VALUE) {
+                        readable.await();
+                    } else {
+                        readable.awaitNanos(left);
+                    }
+                } finally {
+                    waiting--;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EintrException("interrupted while waiting for a message");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isReadable() {
+        lock.lock();
+        try {
+            return head != null || !failures.isEmpty() || monitorNotify != 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes: drops what is queued and wakes readers. Returns whether the port's congestion bit cleared. */
+    boolean close() {
+        lock.lock();
+        try {
+            closed = true;
+            boolean mapChanged = false;
+            if (congested) {
+                congested = false;
+                mapChanged = socket.markOwnPort(false);
+            }
+            head = null;
+            tail = null;
+            queuedBytes = 0;
+            failures.clear();
+            readable.signalAll();
+            return mapChanged;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Counts a delivered batch (after the lock: counters are shared). */
+    void counted(RdsCounters counters, int count, long bytes) {
+        counters.add(Counter.RECV_QUEUED, count);
+        counters.add(Counter.RECV_BYTES_ADDED_TO_SOCK, bytes);
+    }
+}

@@ -1,0 +1,149 @@
+package org.rds4j.core.conn;
+
+import java.net.InetAddress;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a path learns what a peer that never acknowledges (a kernel over TCP) has received: it pings from one of a few
+ * ports the stack reserves, and the pong, which the peer queues behind everything it received before the ping,
+ * proves receipt of every message sent before that ping (docs/reliability.md).
+ *
+ * <p>Each reserved port is a slot holding at most one outstanding ping. A reset starts a new epoch: pings still
+ * outstanding may be answered late or never, so their ports are quarantined until a pong for a ping of a later
+ * epoch shows that no older pong can follow (the peer answers in order).
+ *
+ * <p>Not thread-safe: guarded by the owning path's monitor.
+ */
+final class AckPings {
+    private static final Logger log = LoggerFactory.getLogger(AckPings.class);
+
+    /** Outstanding acknowledgement pings per path at most; more ports are reserved only for quarantine. */
+    static final int MAX_OUTSTANDING = 4;
+    /** A path that somehow quarantines this many ports stops asking (it logs why). */
+    static final int MAX_PORTS = 64;
+
+    /** What {@link #pongArrived} found. */
+    static final long NOT_OURS = -1;
+    static final long LATE = 0;
+
+    private final ConnectionEnvironment env;
+    private final InetAddress local;
+    private final Object describe;
+    private int[] ports;
+    /** The sequence number of the outstanding ping sent from {@code ports[i]}, or 0. */
+    private long[] pingSeq;
+    /** The connection epoch that ping was sent in. */
+    private long[] pingEpoch;
+    /** Non-zero: the port had a ping outstanding when the epoch with this number began (see the class comment). */
+    private long[] quarantinedSince;
+    /** Counts connections: a reset starts a new epoch. */
+    private long epoch;
+    private int nextSlot;
+
+    AckPings(ConnectionEnvironment env, InetAddress local, Object describe) {
+        this.env = env;
+        this.local = local;
+        this.describe = describe;
+    }
+
+    /**
+     * A slot for a new ping, unless one outstanding already covers {@code newestSent} (0: nothing sent) or
+     * {@code force} (liveness) says to ping anyway. Returns -1 if no ping should go.
+     */
+    int slotForPing(long newestSent, boolean force) {
+        long newest = 0;
+        int outstanding = 0;
+        int free = -1;
+        int n = ports == null ? 0 : ports.length;
+        for (int i = 0; i < n; i++) {
+            int slot = (nextSlot + i) % n;
+            if (pingSeq[slot] != 0) {
+                outstanding++;
+                if (Long.compareUnsigned(pingSeq[slot], newest) > 0) {
+                    newest = pingSeq[slot];
+                }
+            } else if (quarantinedSince[slot] == 0 && free < 0) {
+                free = slot;
+            }
+        }
+        boolean covered = newestSent == 0 || (newest != 0 && Long.compareUnsigned(newest, newestSent) >= 0);
+        if (outstanding >= MAX_OUTSTANDING || (!force && covered)) {
+            return -1;
+        }
+        return free >= 0 ? free : grow();
+    }
+
+    int port(int slot) {
+        return ports[slot];
+    }
+
+    /** The ping from {@code slot} was queued with sequence number {@code seq}. */
+    void pingQueued(int slot, long seq) {
+        pingSeq[slot] = seq;
+        pingEpoch[slot] = epoch;
+        nextSlot = (slot + 1) % ports.length;
+    }
+
+    /**
+     * A pong arrived for {@code port}.
+     *
+     * @return the sequence number of the ping it answers (release everything up to it), {@link #LATE} for a late
+     *         answer to a ping from before a reset (nothing proven), or {@link #NOT_OURS} if the port is not one
+     *         of ours
+     */
+    long pongArrived(int port) {
+        if (ports == null) {
+            return NOT_OURS;
+        }
+        long result = NOT_OURS;
+        for (int i = 0; i < ports.length; i++) {
+            if (ports[i] != port) {
+                continue;
+            }
+            if (pingSeq[i] != 0) {
+                result = pingSeq[i];
+                pingSeq[i] = 0;
+                for (int j = 0; j < ports.length; j++) {
+                    if (quarantinedSince[j] != 0 && quarantinedSince[j] <= pingEpoch[i]) {
+                        quarantinedSince[j] = 0;     // no older pong can follow this one
+                    }
+                }
+            } else if (result == NOT_OURS) {
+                result = LATE;
+            }
+        }
+        return result;
+    }
+
+    /** A reset: pings outstanding may be answered late, or never; quarantine their ports. */
+    void connectionReset() {
+        epoch++;
+        if (pingSeq == null) {
+            return;
+        }
+        for (int i = 0; i < pingSeq.length; i++) {
+            if (pingSeq[i] != 0) {
+                pingSeq[i] = 0;
+                quarantinedSince[i] = epoch;
+            }
+        }
+    }
+
+    /** Every port is busy or quarantined: take more from the stack. Returns a free slot, or -1. */
+    private int grow() {
+        int have = ports == null ? 0 : ports.length;
+        if (have >= MAX_PORTS) {
+            log.warn("{}: all {} acknowledgement ports are quarantined by resets; not pinging until a pong arrives",
+                    describe, have);
+            return -1;
+        }
+        int[] got = env.ackPorts(local, have + MAX_OUTSTANDING);
+        ports = Arrays.copyOf(got, Math.min(got.length, MAX_PORTS));
+        pingSeq = Arrays.copyOf(pingSeq == null ? new long[0] : pingSeq, ports.length);
+        pingEpoch = Arrays.copyOf(pingEpoch == null ? new long[0] : pingEpoch, ports.length);
+        quarantinedSince = Arrays.copyOf(quarantinedSince == null ? new long[0] : quarantinedSince, ports.length);
+        return have < ports.length ? have : -1;
+    }
+}

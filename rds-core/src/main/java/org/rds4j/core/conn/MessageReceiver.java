@@ -1,0 +1,26 @@
+package org.rds4j.core.conn;
+
+/**
+ * A bound socket as the receive path sees it. The I/O thread claims an arrival, fills it straight from the network
+ * buffer, and hands arrivals over in batches: one call, one lock and one wake-up per read, not per message.
+ */
+public interface MessageReceiver {
+
+    /** Whether the socket closed: nothing more is queued on it. */
+    boolean isClosed();
+
+    /** An arrival with room for {@code length} payload bytes (position 0, limit {@code length}). */
+    Arrival claim(int length);
+
+    /** Gives back an arrival that was claimed and will not be delivered (a duplicate, a drop). */
+    void abandon(Arrival arrival);
+
+    /**
+     * Queues a batch of arrivals, linked through {@link Arrival#next()} from {@code first} to {@code last}, and wakes
+     * readers once. If the socket closed, the arrivals are dropped and counted.
+     *
+     * @param count how many arrivals
+     * @param bytes their payload bytes in all
+     */
+    void deliver(Arrival first, Arrival last, int count, long bytes);
+}

@@ -1,0 +1,112 @@
+package org.rds4j.core.util;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.function.Supplier;
+
+/**
+ * A fixed-capacity pool of reusable objects that any thread may take from and give back to, without locks and
+ * without allocating: Dmitry Vyukov's bounded multi-producer multi-consumer queue, where each slot carries a
+ * sequence number that says whose turn it is. A full pool drops what is given back (the garbage collector takes it);
+ * an empty pool makes a new object.
+ *
+ * <p>Why not a lock-free stack: objects here are reused, so a Treiber stack's compare-and-set can succeed on a head
+ * that was taken and given back meanwhile (ABA) and corrupt the list. The sequence numbers rule that out.
+ */
+public final class BoundedPool<T> {
+    private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle ITEM = MethodHandles.arrayElementVarHandle(Object[].class);
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEAD = l.findVarHandle(BoundedPool.class, "head", long.class);
+            TAIL = l.findVarHandle(BoundedPool.class, "tail", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final long[] sequences;
+    private final Object[] items;
+    private final int mask;
+    private final Supplier<T> factory;
+    @SuppressWarnings("unused") private volatile long head;   // next slot to take from
+    @SuppressWarnings("unused") private volatile long tail;   // next slot to give back to
+
+    /** @param capacity rounded up to a power of two */
+    public BoundedPool(int capacity, Supplier<T> factory) {
+        int n = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
+        this.sequences = new long[n];
+        this.items = new Object[n];
+        this.mask = n - 1;
+        this.factory = factory;
+        for (int i = 0; i < n; i++) {
+            sequences[i] = i;
+        }
+    }
+
+    /** An object from the pool, or a new one when the pool is empty. */
+    public T take() {
+        T t = poll();
+        return t != null ? t : factory.get();
+    }
+
+    /** An object from the pool, or {@code null} when it is empty. */
+    @SuppressWarnings("unchecked")
+    public T poll() {
+        long pos = (long) HEAD.getVolatile(this);
+        while (true) {
+            int slot = (int) pos & mask;
+            long seq = (long) SEQ.getAcquire(sequences, slot);
+            long diff = seq - (pos + 1);
+            if (diff == 0) {
+                if (HEAD.compareAndSet(this, pos, pos + 1)) {
+                    Object item = ITEM.get(items, slot);
+                    ITEM.set(items, slot, null);
+                    SEQ.setRelease(sequences, slot, pos + mask + 1);
+                    return (T) item;
+                }
+                pos = (long) HEAD.getVolatile(this);
+            } else if (diff < 0) {
+                return null;                              // empty
+            } else {
+                pos = (long) HEAD.getVolatile(this);      // another taker won this slot
+            }
+        }
+    }
+
+    /** Gives an object back; returns false (and drops it) when the pool is full. */
+    public boolean offer(T item) {
+        long pos = (long) TAIL.getVolatile(this);
+        while (true) {
+            int slot = (int) pos & mask;
+            long seq = (long) SEQ.getAcquire(sequences, slot);
+            long diff = seq - pos;
+            if (diff == 0) {
+                if (TAIL.compareAndSet(this, pos, pos + 1)) {
+                    ITEM.set(items, slot, item);
+                    SEQ.setRelease(sequences, slot, pos + 1);
+                    return true;
+                }
+                pos = (long) TAIL.getVolatile(this);
+            } else if (diff < 0) {
+                return false;                             // full
+            } else {
+                pos = (long) TAIL.getVolatile(this);
+            }
+        }
+    }
+
+    /** Objects in the pool now; a moment's estimate under concurrent use. */
+    public int size() {
+        long n = (long) TAIL.getVolatile(this) - (long) HEAD.getVolatile(this);
+        return (int) Math.max(0, Math.min(n, mask + 1));
+    }
+
+    public int capacity() {
+        return mask + 1;
+    }
+}

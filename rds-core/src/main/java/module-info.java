@@ -11,6 +11,8 @@ module org.rds4j.core {
     exports org.rds4j.core.wire;
     exports org.rds4j.core.cong;
     exports org.rds4j.core.conn;
+    // Allocation-free pools, for the project's own transports; not an API.
+    exports org.rds4j.core.util to org.rds4j.transport.loopback, org.rds4j.transport.tcp;
 
     uses org.rds4j.core.spi.RdsTransport;
     provides org.rds4j.spi.RdsStackProvider with org.rds4j.core.CoreStackProvider;

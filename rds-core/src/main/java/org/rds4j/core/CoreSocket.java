@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EaddrinuseException;
 import org.rds4j.EaddrnotavailException;
@@ -37,7 +36,7 @@ import org.rds4j.core.conn.Connection;
 import org.rds4j.core.conn.MessageOwner;
 import org.rds4j.core.conn.MessageReceiver;
 import org.rds4j.core.conn.OutgoingMessage;
-import org.rds4j.core.util.BoundedPool;
+import org.rds4j.core.util.GrowingPool;
 
 /**
  * An RDS socket: the kernel's {@code rds_sock}. It owns a send-buffer budget and a receive queue; messages travel on
@@ -57,17 +56,17 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     static final int MIN_SNDBUF = 4608;
     static final int MIN_RCVBUF = 2304;
 
-    /** Messages kept for reuse per socket. */
-    private static final int MESSAGE_POOL = 1024;
+    /** Messages kept for reuse per socket: the pool starts small and grows to what the socket has in flight. */
+    private static final int MESSAGE_POOL_INITIAL = 64;
+    private static final int MESSAGE_POOL_MAX = 1 << 16;
 
     private final CoreStack stack;
     /** Guards bind and the options; not taken on the message path. */
     private final ReentrantLock lock = new ReentrantLock();
     private final SendBuffer sendBuffer;
     private final ReceiveQueue receiveQueue;
-    private final BoundedPool<OutgoingMessage> messages = new BoundedPool<>(MESSAGE_POOL, OutgoingMessage::new);
-    /** Bytes of message buffer capacity sitting in the pool. */
-    private final AtomicLong pooledBytes = new AtomicLong();
+    private final GrowingPool<OutgoingMessage> messages =
+            new GrowingPool<>(MESSAGE_POOL_INITIAL, MESSAGE_POOL_MAX, OutgoingMessage::new);
     private volatile CoreSelector.Registration[] registrations = NO_REGISTRATIONS;
     private static final CoreSelector.Registration[] NO_REGISTRATIONS = {};
 
@@ -191,7 +190,6 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         waitUncongested(c.peerMap(), dport);
         boolean halfFull = sendBuffer.reserve(len, blocking, sendTimeoutNanos, this);
         OutgoingMessage m = messages.take();
-        pooledBytes.addAndGet(-m.bufferCapacity());
         m.fill(from.getPort(), dport, payload, this, halfFull);
         payload.position(payload.limit());
         c.pathFor(from.getPort()).enqueue(m);
@@ -287,19 +285,11 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         signalSelectors();
     }
 
-    /** Back to the pool, keeping the buffer while the pool holds less than the send budget. */
+    /** Back to the pool with its buffer (the pool never holds more than the send budget once had out). */
     @Override
     public void recycle(OutgoingMessage m) {
         m.clearForPool();
-        int cap = m.bufferCapacity();
-        long limit = Math.max(sendBuffer.budget(), 2 * CoreStack.MAX_MESSAGE_SIZE);
-        if (cap > 0 && pooledBytes.get() + cap > limit) {
-            m.dropBuffer();
-            cap = 0;
-        }
-        if (messages.offer(m)) {
-            pooledBytes.addAndGet(cap);
-        }
+        messages.offer(m);
     }
 
     @Override

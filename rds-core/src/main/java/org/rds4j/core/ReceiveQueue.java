@@ -1,14 +1,13 @@
 package org.rds4j.core;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EintrException;
 import org.rds4j.RdsDatagram;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.conn.Arrival;
-import org.rds4j.core.util.BoundedPool;
+import org.rds4j.core.util.GrowingPool;
 
 /**
  * A socket's receive side: arrivals queued for {@code receive()}, the notifications returned ahead of them, the
@@ -17,19 +16,17 @@ import org.rds4j.core.util.BoundedPool;
  *
  * <p>I/O threads deliver a read's arrivals in one batch: one lock and at most one wake-up per batch. Readers take
  * one arrival at a time under the lock and copy it out after releasing it, then give the arrival (and its buffer)
- * back to the pool. The pool keeps buffers only up to a byte bound, so a burst of large messages does not stay
- * allocated for ever.
+ * back to the pool.
  */
 final class ReceiveQueue {
-    /** Arrivals kept for reuse per socket: enough for a burst of small messages. */
-    private static final int POOL_SIZE = 1024;
+    /** Arrivals kept for reuse per socket: the pool grows to what the socket has queued at most. */
+    private static final int POOL_INITIAL = 64;
+    private static final int POOL_MAX = 1 << 16;
 
     private final CoreSocket socket;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition readable = lock.newCondition();
-    private final BoundedPool<Arrival> pool = new BoundedPool<>(POOL_SIZE, Arrival::new);
-    /** Bytes of buffer capacity sitting in the pool. */
-    private final AtomicLong pooledBytes = new AtomicLong();
+    private final GrowingPool<Arrival> pool = new GrowingPool<>(POOL_INITIAL, POOL_MAX, Arrival::new);
 
     // Guarded by lock.
     private Arrival head;
@@ -59,24 +56,15 @@ final class ReceiveQueue {
 
     Arrival claim(int length) {
         Arrival a = pool.take();
-        pooledBytes.addAndGet(-a.bufferCapacity());
         a.prepare(length);
         return a;
     }
 
-    /** Gives an arrival back to the pool, keeping its buffer while the pool holds less than the receive budget. */
+    /** Gives an arrival back to the pool with its buffer (the pool never holds more than the queue once did). */
     void recycle(Arrival a) {
         a.next(null);
         a.set(null, 0, 0);
-        int cap = a.bufferCapacity();
-        long limit = Math.max(rcvbuf, 2 * CoreStack.MAX_MESSAGE_SIZE);
-        if (cap > 0 && pooledBytes.get() + cap > limit) {
-            a.dropBuffer();
-            cap = 0;
-        }
-        if (pool.offer(a)) {
-            pooledBytes.addAndGet(cap);
-        }
+        pool.offer(a);
     }
 
     /**

@@ -84,8 +84,4 @@ public final class Arrival {
         return payload == null ? 0 : payload.capacity();
     }
 
-    /** Drops the buffer (a pool keeps only so many bytes). */
-    public void dropBuffer() {
-        payload = null;
-    }
 }

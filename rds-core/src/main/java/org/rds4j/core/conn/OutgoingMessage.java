@@ -106,10 +106,6 @@ public final class OutgoingMessage {
         return payload == null ? 0 : payload.capacity();
     }
 
-    /** Drops the message's buffer (a pool keeps only so many bytes). */
-    public void dropBuffer() {
-        payload = null;
-    }
 
     /**
      * A pong answering a ping from {@code pingSourcePort}; a pong to a multipath probe carries our NPATHS and

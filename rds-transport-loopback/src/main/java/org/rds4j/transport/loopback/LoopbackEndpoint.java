@@ -8,20 +8,24 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.util.BoundedPool;
 
 /**
- * One end of an in-memory connection. What this end writes is gathered in a reused 64 KiB staging buffer and handed
- * to the other end in chunks of at most 64 KiB (as TCP segments a stream), each a right-sized copy, so a transmit
- * pass of one small message costs a small allocation rather than a whole chunk. The chunks queue at the other end,
- * whose stack thread hands them to its handler; once consumed, this end hears
- * {@link ConnectionHandler#onTransmitted} for them. Bytes in flight above the high-water mark pause the writer until
- * the reader catches up.
+ * One end of an in-memory connection. What this end writes goes into pooled 64 KiB chunks, and each transmit pass
+ * hands the other end a {@link Segment}: the region of the chunk it filled (at most 64 KiB, as TCP segments a
+ * stream), with no copy; a chunk is shared by the passes that fill it and comes back to this end's pool when the
+ * other end has read its last segment. The segments queue at the other end, whose stack thread hands them to its
+ * handler through one reused view; once consumed, this end hears {@link ConnectionHandler#onTransmitted} for them.
+ * Bytes in flight above the high-water mark pause the writer until the reader catches up. Steady traffic allocates
+ * nothing: chunks, segments and tasks are reused.
  *
  * <p>Threads: handler calls of this end run on this end's stack thread; the queue between the two ends is guarded by
- * the receiving end's monitor.
+ * the receiving end's monitor, and the pools are safe for both threads.
  */
 final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private static final int CHUNK = 64 * 1024;
+    /** Chunks and segments kept per writing end: the high-water mark's worth and some. */
+    private static final int POOL = 64;
 
     private final LoopbackInstance owner;
     private final InetSocketAddress local;
@@ -31,19 +35,29 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable transmitTask = this::runTransmit;
     private final Runnable deliverTask = this::deliverPending;
+    private final Runnable consumedTask = this::reportConsumed;
+    private final BoundedPool<ByteBuffer> chunks = new BoundedPool<>(POOL, () -> ByteBuffer.allocate(CHUNK));
+    private final BoundedPool<Segment> segments = new BoundedPool<>(4 * POOL, Segment::new);
+    /** The reader's one view of the segment it is handing to its handler. */
+    private ByteBuffer view;
+    private ByteBuffer viewChunk;
     private LoopbackEndpoint peer;
     private volatile ConnectionHandler handler;
 
     // Written by the peer's thread, read by ours: guarded by this.
-    private final ArrayDeque<ByteBuffer> inbound = new ArrayDeque<>();
+    private final ArrayDeque<Segment> inbound = new ArrayDeque<>();
     private long inboundEnd;
     private boolean peerFinished;
 
     // Our writing state, on our thread.
-    private final ByteBuffer staging = ByteBuffer.allocate(CHUNK);
+    private ByteBuffer staging = chunks.take();
+    /** Where the part of the staging chunk not yet handed over starts. */
+    private int stagedFrom;
     private long written;
     /** Bytes of ours the peer has consumed; written by the peer's thread. */
     private volatile long consumedByPeer;
+    /** The last offset reported to our handler as transmitted; our thread. */
+    private long reportedConsumed;
     private volatile boolean waitingForRoom;
 
     LoopbackEndpoint(LoopbackInstance owner, InetSocketAddress local, InetSocketAddress remote) {
@@ -119,15 +133,35 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         }
     }
 
-    /** Hands what is staged to the peer, as a buffer of exactly that size. */
+    /** Hands what this pass staged to the peer, as a segment of the chunk; moves to a new chunk when it is full. */
     private void flushChunk() {
-        if (staging.position() == 0) {
+        int end = staging.position();
+        if (end == stagedFrom) {
             return;
         }
-        ByteBuffer c = ByteBuffer.allocate(staging.position());
-        c.put(staging.flip()).flip();
-        staging.clear();
-        peer.arrive(c, written);
+        Segment seg = segments.take();
+        seg.chunk = staging;
+        seg.from = stagedFrom;
+        seg.to = end;
+        seg.endOffset = written;
+        seg.lastOfChunk = !staging.hasRemaining();
+        if (seg.lastOfChunk) {
+            staging = chunks.take();
+            staging.clear();
+            stagedFrom = 0;
+        } else {
+            stagedFrom = end;
+        }
+        peer.arrive(seg);
+    }
+
+    /** The reader is done with a segment of ours: recycle it, and its chunk if it was the chunk's last. */
+    private void segmentRead(Segment seg) {
+        if (seg.lastOfChunk) {
+            chunks.offer(seg.chunk);
+        }
+        seg.chunk = null;
+        segments.offer(seg);
     }
 
     @Override
@@ -137,14 +171,14 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     // ------------------------------------------------------------------------------------------------ reading
 
-    /** Called on the peer's thread: a chunk of the peer's stream arrived here. */
-    private void arrive(ByteBuffer data, long endOffset) {
+    /** Called on the peer's thread: a segment of the peer's stream arrived here. */
+    private void arrive(Segment seg) {
         synchronized (this) {
             if (closed.get()) {
                 return;
             }
-            inbound.addLast(data);
-            inboundEnd = endOffset;
+            inbound.addLast(seg);
+            inboundEnd = seg.endOffset;
         }
         scheduleDelivery();
     }
@@ -165,16 +199,22 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         long end;
         boolean finished;
         while (true) {
-            ByteBuffer data;
+            Segment seg;
             synchronized (this) {
-                data = inbound.pollFirst();
+                seg = inbound.pollFirst();
                 end = inboundEnd;
                 finished = peerFinished && inbound.isEmpty();
             }
-            if (data == null || closed.get()) {
+            if (seg == null || closed.get()) {
                 break;
             }
-            h.onBytes(data);
+            if (viewChunk != seg.chunk) {
+                viewChunk = seg.chunk;
+                view = seg.chunk.duplicate();    // once per chunk, not per segment
+            }
+            view.limit(seg.to).position(seg.from);
+            h.onBytes(view);
+            peer.segmentRead(seg);
         }
         if (closed.get()) {
             return;
@@ -188,15 +228,20 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     /** Called on our reader's thread: the peer consumed our stream up to {@code offset}. */
     private void consumed(long offset) {
         consumedByPeer = offset;
-        owner.execute(() -> {
-            ConnectionHandler h = handler;
-            if (h != null && !closed.get()) {
-                h.onTransmitted(offset);
-            }
-        });
+        owner.execute(consumedTask);
         if (waitingForRoom && written - offset < owner.highWaterMark() / 2) {
             waitingForRoom = false;
             requestTransmit();
+        }
+    }
+
+    /** On our thread: report how far the peer has read (the latest offset; several reports may merge into one). */
+    private void reportConsumed() {
+        long offset = consumedByPeer;
+        ConnectionHandler h = handler;
+        if (h != null && !closed.get() && offset > reportedConsumed) {
+            reportedConsumed = offset;
+            h.onTransmitted(offset);
         }
     }
 

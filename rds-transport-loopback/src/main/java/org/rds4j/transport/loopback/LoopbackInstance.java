@@ -7,9 +7,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
@@ -24,7 +24,7 @@ final class LoopbackInstance implements TransportInstance {
     private static final AtomicInteger PORTS = new AtomicInteger(32768);
 
     private final TransportHost host;
-    private final ExecutorService executor;
+    private final ThreadPoolExecutor executor;
     private final Set<InetAddress> listening = ConcurrentHashMap.newKeySet();
     private final Set<LoopbackEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final int highWaterMark;
@@ -34,11 +34,35 @@ final class LoopbackInstance implements TransportInstance {
         this.host = host;
         this.highWaterMark = Integer.parseInt(host.config().property("loopback.highWaterMark", "1048576"));
         String name = "rds4j-" + host.config().name() + "-loop";
-        this.executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+        // An array-backed queue: a linked one would allocate a node per task, and tasks come per transmit pass and
+        // per delivery. Most tasks are an endpoint's preallocated "transmit" or "deliver", queued once while
+        // pending, so the queue never comes near full; if it did, another thread waits for room, and the stack's own
+        // thread (which must not wait for itself) runs the task at once.
+        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1 << 16),
+                r -> {
+                    Thread t = new Thread(r, name);
+                    t.setDaemon(true);
+                    loopThread = t;
+                    return t;
+                }, this::queueFull);
+    }
+
+    private volatile Thread loopThread;
+
+    private void queueFull(Runnable task, ThreadPoolExecutor pool) {
+        if (pool.isShutdown()) {
+            throw new RejectedExecutionException("the loopback transport of " + host.config().name() + " is closed");
+        }
+        if (Thread.currentThread() == loopThread) {
+            task.run();
+            return;
+        }
+        try {
+            pool.getQueue().put(task);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RejectedExecutionException("interrupted while the loopback queue was full", e);
+        }
     }
 
     TransportHost host() {

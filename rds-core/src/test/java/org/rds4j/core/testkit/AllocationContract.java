@@ -1,0 +1,148 @@
+package org.rds4j.core.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.rds4j.RdsMessageInfo;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsSocketOptions;
+import org.rds4j.RdsStack;
+
+/**
+ * The hot path allocates nothing per message in steady state: a sender that reuses its buffer and a receiver that
+ * uses {@code receive(ByteBuffer, RdsMessageInfo, flags)} make the whole JVM (both stacks, every thread: senders,
+ * I/O threads, timers) allocate at most {@link #BOUND_PER_MESSAGE} bytes per message over {@link #MESSAGES}
+ * messages, after a warm-up of as many.
+ *
+ * <p>Allocation is deterministic enough to assert (unlike time): what the JVM counts per thread
+ * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}) over threads that live through the measured
+ * phase. The bound is loose on purpose (the target is a few bytes); it catches any per-message object.
+ */
+public abstract class AllocationContract extends HostsContract {
+    static final int MESSAGES = 100_000;
+    static final int BOUND_PER_MESSAGE = 64;
+
+    @Test
+    void oneWay64ByteMessagesAllocateNothingPerMessage() throws Exception {
+        assertSteadyStateAllocation(64);
+    }
+
+    @Test
+    void oneWay8KiBMessagesAllocateNothingPerMessage() throws Exception {
+        assertSteadyStateAllocation(8192);
+    }
+
+    private void assertSteadyStateAllocation(int size) throws Exception {
+        try (RdsStack a = newStack("alloc-a", addressA(), 0);
+             RdsStack b = newStack("alloc-b", addressB(), 1);
+             RdsSocket tx = a.openSocket();
+             RdsSocket rx = b.openSocket()) {
+            tx.setOption(RdsSocketOptions.SO_RDS_TRANSPORT, transport());
+            rx.setOption(RdsSocketOptions.SO_RDS_TRANSPORT, transport());
+            tx.bind(new InetSocketAddress(addressA(), 0));
+            rx.bind(new InetSocketAddress(addressB(), 0));
+            // A receive buffer large enough that congestion never pauses the run (it would only add waiting), and
+            // the default send buffer: the warm-up then reaches the most messages the socket ever has in flight, so
+            // its pool has grown to that (with a 4 MiB buffer, 64-byte messages could be 32 Ki in flight, and how
+            // far the sender runs ahead varies from run to run).
+            rx.setOption(RdsSocketOptions.SO_RCVBUF, 8 << 20);
+            rx.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(30));
+            InetSocketAddress to = rx.localAddress();
+
+            run(tx, rx, to, size, MESSAGES);                     // warm-up: pools fill, code compiles
+            Map<Long, Long> before;
+            Map<Long, Long> after;
+            beforeMeasuring();
+            try {
+                before = allocatedPerThread();
+                run(tx, rx, to, size, MESSAGES);
+                after = allocatedPerThread();
+            } finally {
+                afterMeasuring();
+            }
+
+            long total = 0;
+            for (Map.Entry<Long, Long> e : after.entrySet()) {
+                Long was = before.get(e.getKey());
+                total += e.getValue() - (was == null ? 0 : was);  // a thread born during the phase counts whole
+            }
+            double perMessage = (double) total / MESSAGES;
+            System.out.printf("%s, %d-byte messages: %d bytes allocated over %d messages, %.1f per message%n",
+                    transport(), size, total, MESSAGES, perMessage);
+            assertTrue(perMessage <= BOUND_PER_MESSAGE, transport() + ": " + perMessage + " bytes allocated per "
+                    + size + "-byte message in steady state (bound " + BOUND_PER_MESSAGE + ")");
+        }
+    }
+
+    /**
+     * Called just before the measured phase: a transport whose tests run with heavier instrumentation than
+     * production (Netty's paranoid leak detector records a stack trace per buffer access) sets production's here.
+     */
+    protected void beforeMeasuring() {
+    }
+
+    /** Called after the measured phase: restores what {@link #beforeMeasuring} changed. */
+    protected void afterMeasuring() {
+    }
+
+    /** Sends {@code n} messages and receives them on another thread, checking each one's length and number. */
+    private static void run(RdsSocket tx, RdsSocket rx, InetSocketAddress to, int size, int n) throws Exception {
+        CompletableFuture<Void> receiver = CompletableFuture.runAsync(() -> {
+            ByteBuffer dst = ByteBuffer.allocateDirect(size);
+            RdsMessageInfo info = new RdsMessageInfo();
+            try {
+                for (int i = 0; i < n; i++) {
+                    dst.clear();
+                    int got = rx.receive(dst, info, 0);
+                    if (got != size || dst.getInt(0) != i) {
+                        throw new AssertionError("message " + i + ": " + got + " bytes, number " + dst.getInt(0));
+                    }
+                }
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        }, AllocationContract::receiverThread);
+        ByteBuffer src = ByteBuffer.allocateDirect(size);
+        for (int i = 0; i < n; i++) {
+            src.clear();
+            src.putInt(0, i);
+            tx.send(src, to);
+        }
+        receiver.get(60, TimeUnit.SECONDS);
+        assertEquals(true, tx.awaitSent(Duration.ofSeconds(30)), "every message released");
+    }
+
+    /** One receiver thread kept for the whole test, so its allocation is counted in both snapshots. */
+    private static final java.util.concurrent.ExecutorService RECEIVER =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "allocation-contract-receiver");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private static void receiverThread(Runnable r) {
+        RECEIVER.execute(r);
+    }
+
+    private static Map<Long, Long> allocatedPerThread() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] ids = mx.getAllThreadIds();
+        long[] bytes = mx.getThreadAllocatedBytes(ids);
+        Map<Long, Long> m = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (bytes[i] >= 0) {
+                m.put(ids[i], bytes[i]);
+            }
+        }
+        return m;
+    }
+}

@@ -34,9 +34,9 @@ import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.Connection;
 import org.rds4j.core.conn.MessageOwner;
+import org.rds4j.core.conn.MessagePool;
 import org.rds4j.core.conn.MessageReceiver;
 import org.rds4j.core.conn.OutgoingMessage;
-import org.rds4j.core.util.GrowingPool;
 
 /**
  * An RDS socket: the kernel's {@code rds_sock}. It owns a send-buffer budget and a receive queue; messages travel on
@@ -56,17 +56,14 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     static final int MIN_SNDBUF = 4608;
     static final int MIN_RCVBUF = 2304;
 
-    /** Messages kept for reuse per socket: the pool starts small and grows to what the socket has in flight. */
-    private static final int MESSAGE_POOL_INITIAL = 64;
-    private static final int MESSAGE_POOL_MAX = 1 << 16;
 
     private final CoreStack stack;
     /** Guards bind and the options; not taken on the message path. */
     private final ReentrantLock lock = new ReentrantLock();
     private final SendBuffer sendBuffer;
     private final ReceiveQueue receiveQueue;
-    private final GrowingPool<OutgoingMessage> messages =
-            new GrowingPool<>(MESSAGE_POOL_INITIAL, MESSAGE_POOL_MAX, OutgoingMessage::new);
+    /** Spare messages with their buffers: as many as the socket once had in flight. */
+    private final MessagePool messages = new MessagePool();
     private volatile CoreSelector.Registration[] registrations = NO_REGISTRATIONS;
     private static final CoreSelector.Registration[] NO_REGISTRATIONS = {};
 
@@ -84,6 +81,8 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     /** Guarded by lock. */
     private long monitorMask;
     private volatile boolean recvErr;
+    /** The connection of the last send: steady traffic to one peer finds it with one comparison. */
+    private volatile Connection lastConnection;
     /** The last destination address that passed the checks: steady traffic is not checked again. */
     private volatile InetAddress lastChecked;
     /** Per-thread scratch for take(): whether taking a message cleared our port's congestion. */
@@ -179,12 +178,16 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             throw new EmsgsizeException(len + " bytes is more than this socket's send budget of " + budget
                     + " bytes (half of SO_SNDBUF); set SO_SNDBUF to at least " + len);
         }
-        Connection c = peers.get(to);
-        if (c == null) {
-            if (stack.isLocal(to)) {
-                return sendLocal(payload, from, to, destination.getPort());
+        Connection c = lastConnection;
+        if (c == null || c.peer() != to) {
+            c = peers.get(to);
+            if (c == null) {
+                if (stack.isLocal(to)) {
+                    return sendLocal(payload, from, to, destination.getPort());
+                }
+                c = stack.connection(from.getAddress(), to, transport);
             }
-            c = stack.connection(from.getAddress(), to, transport);
+            lastConnection = c;
         }
         int dport = destination.getPort();
         waitUncongested(c.peerMap(), dport);
@@ -192,8 +195,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         OutgoingMessage m = messages.take();
         m.fill(from.getPort(), dport, payload, this, halfFull);
         payload.position(payload.limit());
-        c.pathFor(from.getPort()).enqueue(m);
-        stack.statistics().increment(Counter.SEND_QUEUED);
+        c.pathFor(from.getPort()).enqueue(m);            // the path counts SEND_QUEUED as it takes messages in
         return len;
     }
 
@@ -280,22 +282,16 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     }
 
     @Override
-    public void released(int count, long bytes) {
+    public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+        messages.giveBack(first, last, count);      // with their buffers, for the next sends
         sendBuffer.release(count, bytes);
         signalSelectors();
-    }
-
-    /** Back to the pool with its buffer (the pool never holds more than the send budget once had out). */
-    @Override
-    public void recycle(OutgoingMessage m) {
-        m.clearForPool();
-        messages.offer(m);
     }
 
     @Override
     public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
         int len = message.length();
-        recycle(message);
+        messages.giveBack(message);
         sendBuffer.release(1, len);
         if (recvErr && !closed) {
             receiveQueue.addFailure(RdsDatagram.sendFailed(destination, len, reason, System.nanoTime()));

@@ -190,13 +190,16 @@ public final class ConnectionPath {
             reversed = m;
             m = next;
         }
+        int n = 0;
         while (reversed != null) {
             OutgoingMessage next = reversed.next;
             reversed.next = null;
             reversed.sequence = nextTxSeq++;
             sendQueue.addLast(reversed);
             reversed = next;
+            n++;
         }
+        env.statistics().add(Counter.SEND_QUEUED, n);   // once per batch: senders share no counter
     }
 
     private PathConnection enqueueLocked(OutgoingMessage m) {
@@ -247,8 +250,8 @@ public final class ConnectionPath {
             OutgoingMessage m;
             while (sink.isWritable() && (m = sendQueue.pollFirst()) != null) {
                 if (m.owner != null && m.owner.isClosed()) {
-                    m.owner.released(1, m.length());   // closing a socket discards what it has queued, as the kernel
-                    m.owner.recycle(m);
+                    m.next = null;                     // closing a socket discards what it has queued, as the kernel
+                    m.owner.released(m, m, 1, m.length());
                     continue;
                 }
                 if (sink.streamOffset() - passStart >= MAX_PASS_BYTES) {
@@ -335,9 +338,12 @@ public final class ConnectionPath {
     private void releaseUpTo(long seq) {
         OutgoingMessage m;
         boolean any = false;
-        MessageOwner run = null;                       // consecutive messages of one socket are released together
-        int runCount = 0;
-        long runBytes = 0;
+        // Consecutive messages of one socket go back together, as one chain: one call, one wake-up per batch.
+        MessageOwner run = null;
+        OutgoingMessage first = null;
+        OutgoingMessage last = null;
+        int count = 0;
+        long bytes = 0;
         while ((m = sentQueue.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
             sentQueue.pollFirst();
             any = true;
@@ -347,18 +353,25 @@ public final class ConnectionPath {
             }
             if (o != run) {
                 if (run != null) {
-                    run.released(runCount, runBytes);
+                    run.released(first, last, count, bytes);
                 }
                 run = o;
-                runCount = 0;
-                runBytes = 0;
+                first = null;
+                count = 0;
+                bytes = 0;
             }
-            runCount++;
-            runBytes += m.length();
-            o.recycle(m);
+            m.next = null;
+            if (first == null) {
+                first = m;
+            } else {
+                last.next = m;
+            }
+            last = m;
+            count++;
+            bytes += m.length();
         }
         if (run != null) {
-            run.released(runCount, runBytes);
+            run.released(first, last, count, bytes);
         }
         if (any) {
             lastAckProgressNanos = env.nanoTime();

@@ -13,13 +13,12 @@ public interface MessageOwner {
 
     /**
      * The peer has {@code count} more of this socket's messages, {@code bytes} payload bytes in all (or the socket
-     * closed and they were dropped): give the space back. Called once per batch of releases, not per message, so
-     * that waking a blocked sender costs once per acknowledgement.
+     * closed and they were dropped): give the space back, and take the messages, linked through
+     * {@link OutgoingMessage#next} from {@code first} to {@code last} in sequence order, back for reuse. Called once
+     * per batch of releases, not per message, so that waking a blocked sender and recycling cost once per
+     * acknowledgement. The path does not touch the messages after this call.
      */
-    void released(int count, long bytes);
-
-    /** The path is done with {@code message} (released or failed): the owner may reuse it. */
-    void recycle(OutgoingMessage message);
+    void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes);
 
     /**
      * The message will not be delivered: it left the send buffer without reaching the peer. The path does not touch

@@ -85,12 +85,6 @@ public final class OutgoingMessage {
         return this;
     }
 
-    /** Forgets the owner (so a pooled message holds no reference to a socket's data), keeping the buffer. */
-    public void clearForPool() {
-        owner = null;
-        next = null;
-        extensions = null;
-    }
 
     /** Buffer sizes round up to a power of two, at least 64 bytes, so reuse finds a fit for similar sizes. */
     static int capacityFor(int len) {

@@ -48,17 +48,19 @@ final class PathHarness {
         }
 
         @Override
-        public void released(int count, long bytes) {
+        public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
             if (count <= 0) {
                 throw new AssertionError("a release of " + count + " messages");
             }
+            int n = 0;
+            for (OutgoingMessage m = first; m != null; m = m == last ? null : m.next) {
+                released.add(m.sequence());         // the chain comes oldest first
+                n++;
+            }
+            if (n != count) {
+                throw new AssertionError("released " + count + " messages, but the chain holds " + n);
+            }
             releasedCount += count;
-        }
-
-        /** The path hands each message back once it is done with it, oldest first. */
-        @Override
-        public void recycle(OutgoingMessage message) {
-            released.add(message.sequence());
         }
 
         /** No cancellations or peer restarts happen in these tests: a failure is a bug. */

@@ -1,22 +1,16 @@
 package org.rds4j.core.conn;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.rds4j.RdsDatagram;
 import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.cong.CongestionFrames;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
-import org.rds4j.core.wire.ExtensionHeaders;
 import org.rds4j.core.wire.RdsHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,7 +40,7 @@ public final class ConnectionPath {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
 
     /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
-    public static final int PROBE_PORT = 1;
+    public static final int PROBE_PORT = PingHandler.PROBE_PORT;
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
     /** Without an acknowledgement for this long while holding sent messages, ask again with a ping. */
     static final long ACK_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
@@ -55,54 +49,31 @@ public final class ConnectionPath {
     private final Connection connection;
     private final int index;
     private final ConnectionEnvironment env;
-    private final ReconnectBackoff backoff;
+    private final ReconnectTimer reconnect;
+    private final PingHandler pings;
+    private final CongestionFrames congestionFrames = new CongestionFrames();
     private final long livenessNanos;
-
-    private static final VarHandle INBOX;
-
-    static {
-        try {
-            INBOX = MethodHandles.lookup().findVarHandle(ConnectionPath.class, "inbox", OutgoingMessage.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** Bytes one transmit pass writes at most before it yields the I/O thread to other connections. */
     static final long MAX_PASS_BYTES = 1 << 20;
 
-    /** Messages pushed by application threads, newest first (a Treiber stack, taken whole). */
-    @SuppressWarnings("unused") private volatile OutgoingMessage inbox;
-    private final ArrayDeque<OutgoingMessage> sendQueue = new ArrayDeque<>();
-    private final ArrayDeque<OutgoingMessage> sentQueue = new ArrayDeque<>();
+    /** The messages on their way; under this monitor but for {@link SendQueue#push}. */
+    private final SendQueue queue;
     private final RdsHeader txHeader = new RdsHeader();
     private final ByteBuffer txHeaderBytes = ByteBuffer.allocate(RdsHeader.SIZE);
-    private final byte[] congestionSnapshot = new byte[CongestionMap.BYTES];
 
     /** Written under the monitor; read without it by senders deciding whether the path needs connecting. */
     private volatile PathState state = PathState.DOWN;
     private volatile PathConnection current;
-    private boolean reconnectPending;
-    private ScheduledFuture<?> reconnectTask;
-    private Object reconnectToken;
     private boolean congestionUpdateQueued;
     private boolean shutdown;
     private boolean probeSent;
-    private long nextTxSeq = 1;
     private long nextRxSeq;
     private long resets;
 
-    // Acknowledgement state (see the class comment and docs/reliability.md).
-    private final AckPings ackPings;
-    /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
-    private boolean ackOwed;
-    /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
-    private boolean ackRequested;
-    private boolean ackOnlyQueued;
-    /** The one ack-only message, reused: at most one is queued at a time, and it is never kept once written. */
-    private final OutgoingMessage ackOnlyMessage = OutgoingMessage.ackOnly();
+    /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
+    private final Acknowledgements acks;
     private long lastPassEnd;
-    private long lastAckProgressNanos;
     private long lastHeardNanos;
     private long lastLivenessPingNanos;
     private ScheduledFuture<?> maintenance;
@@ -111,9 +82,11 @@ public final class ConnectionPath {
         this.connection = connection;
         this.index = index;
         this.env = connection.env();
-        this.backoff = new ReconnectBackoff(env.reconnectMinNanos(), env.reconnectMaxNanos(), env::random);
+        this.reconnect = new ReconnectTimer(env);
+        this.pings = new PingHandler(connection);
         this.livenessNanos = env.livenessNanos();
-        this.ackPings = new AckPings(env, connection.local(), this.connection + " path " + index);
+        this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index);
+        this.queue = new SendQueue(connection.peer(), env.statistics());
     }
 
     public Connection connection() {
@@ -129,7 +102,7 @@ public final class ConnectionPath {
     }
 
     public synchronized long nextTxSeq() {
-        return nextTxSeq;
+        return queue.nextSeq();
     }
 
     public synchronized long nextRxSeq() {
@@ -138,8 +111,7 @@ public final class ConnectionPath {
 
     /** Messages queued and not yet written, plus written and not yet acknowledged. */
     public synchronized int queuedMessages() {
-        drainInboxLocked();
-        return sendQueue.size() + sentQueue.size();
+        return queue.size();
     }
 
     /** How many times this path was reset. */
@@ -155,13 +127,9 @@ public final class ConnectionPath {
      * inbox, in the order messages were pushed.
      */
     public void enqueue(OutgoingMessage m) {
-        OutgoingMessage top;
-        do {
-            top = inbox;
-            m.next = top;
-        } while (!INBOX.compareAndSet(this, top, m));
+        queue.push(m);
         // Read after the push: if the path is still up, the connection's next pass takes the message; if it went
-        // down after this read, closed() drains the inbox after setting DOWN, so it sees the message.
+        // down after this read, closed() takes the inbox in after setting DOWN, so it sees the message.
         PathConnection pc = current;
         if (state == PathState.UP && pc != null) {
             pc.requestTransmit();
@@ -169,7 +137,7 @@ public final class ConnectionPath {
         }
         PathConnection kick;
         synchronized (this) {
-            drainInboxLocked();
+            queue.takeInbox();
             kick = kickLocked();
         }
         if (kick != null) {
@@ -177,35 +145,8 @@ public final class ConnectionPath {
         }
     }
 
-    /** Moves the inbox onto the send queue, oldest first, numbering the messages. Caller holds the monitor. */
-    private void drainInboxLocked() {
-        OutgoingMessage m = (OutgoingMessage) INBOX.getAndSet(this, (OutgoingMessage) null);
-        if (m == null) {
-            return;
-        }
-        OutgoingMessage reversed = null;              // the stack is newest first: reverse it
-        while (m != null) {
-            OutgoingMessage next = m.next;
-            m.next = reversed;
-            reversed = m;
-            m = next;
-        }
-        int n = 0;
-        while (reversed != null) {
-            OutgoingMessage next = reversed.next;
-            reversed.next = null;
-            reversed.sequence = nextTxSeq++;
-            sendQueue.addLast(reversed);
-            reversed = next;
-            n++;
-        }
-        env.statistics().add(Counter.SEND_QUEUED, n);   // once per batch: senders share no counter
-    }
-
     private PathConnection enqueueLocked(OutgoingMessage m) {
-        drainInboxLocked();                            // keep the numbering in push order
-        m.sequence = nextTxSeq++;
-        sendQueue.addLast(m);
+        queue.add(m);
         return kickLocked();
     }
 
@@ -228,7 +169,7 @@ public final class ConnectionPath {
         if (state == PathState.UP) {
             return current;
         }
-        if (state == PathState.DOWN && !reconnectPending) {
+        if (state == PathState.DOWN && !reconnect.pending()) {
             connectLocked();
         }
         return null;
@@ -242,20 +183,20 @@ public final class ConnectionPath {
             }
             if (congestionUpdateQueued) {
                 congestionUpdateQueued = false;
-                writeCongestionMap(sink);
+                congestionFrames.write(connection.localMap(), sink);
             }
-            drainInboxLocked();
+            queue.takeInbox();
             boolean askForAck = connection.peerAcks();
             long passStart = sink.streamOffset();
             OutgoingMessage m;
-            while (sink.isWritable() && (m = sendQueue.pollFirst()) != null) {
+            while (sink.isWritable() && (m = queue.pollUnsent()) != null) {
                 if (m.owner != null && m.owner.isClosed()) {
                     m.next = null;                     // closing a socket discards what it has queued, as the kernel
                     m.owner.released(m, m, 1, m.length());
                     continue;
                 }
                 if (sink.streamOffset() - passStart >= MAX_PASS_BYTES) {
-                    sendQueue.addFirst(m);              // bounded pass: let other connections of this thread go
+                    queue.unpoll(m);                    // bounded pass: let other connections of this thread go
                     current.requestTransmit();
                     break;
                 }
@@ -264,12 +205,9 @@ public final class ConnectionPath {
                 txHeader.encode(txHeaderBytes);
                 txHeaderBytes.flip();
                 sink.write(txHeaderBytes, m.payload);
-                ackOwed = false;              // the h_ack just written covers everything received so far
+                acks.wrote(m);                // the h_ack just written covers everything received so far
                 if (m.retained) {
-                    sentQueue.addLast(m);
-                } else {
-                    ackOnlyQueued = false;
-                    env.statistics().increment(Counter.ACK_SENT);
+                    queue.written(m);
                 }
             }
             lastPassEnd = sink.streamOffset();
@@ -279,20 +217,6 @@ public final class ConnectionPath {
     /** The cumulative acknowledgement we send: the last sequence number received on this path, 0 before any. */
     private long ackValue() {
         return nextRxSeq == 0 ? 0 : nextRxSeq - 1;
-    }
-
-    /**
-     * The congestion map goes first on every new connection and after every change: sequence 0, no ports, flags
-     * exactly {@link RdsHeader#FLAG_CONG_BITMAP}, the 8192 bytes of the local address's map. It takes no sequence
-     * number and is never resent; a fresh one follows any reconnect.
-     */
-    private void writeCongestionMap(FrameSink sink) {
-        connection.localMap().copyTo(congestionSnapshot);
-        txHeader.clear().length(CongestionMap.BYTES).flags(RdsHeader.FLAG_CONG_BITMAP);
-        txHeaderBytes.clear();
-        txHeader.encode(txHeaderBytes);
-        txHeaderBytes.flip();
-        sink.write(txHeaderBytes, ByteBuffer.wrap(congestionSnapshot));
     }
 
     /**
@@ -321,60 +245,22 @@ public final class ConnectionPath {
         if (state != PathState.UP) {
             return null;
         }
-        OutgoingMessage tail = sentQueue.peekLast();
-        int slot = ackPings.slotForPing(tail == null ? 0 : tail.sequence, force);
+        int slot = acks.slotForPing(queue.newestSent(), force);
         if (slot < 0) {
             return null;
         }
-        OutgoingMessage ping = OutgoingMessage.ping(ackPings.port(slot));
+        OutgoingMessage ping = OutgoingMessage.ping(acks.port(slot));
         PathConnection kick = enqueueLocked(ping);
-        ackPings.pingQueued(slot, ping.sequence);
-        lastAckProgressNanos = env.nanoTime();
+        acks.pingQueued(slot, ping.sequence);
+        acks.progress(env.nanoTime());
         env.statistics().increment(Counter.ACK_PING_SENT);
         return kick;
     }
 
     /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
     private void releaseUpTo(long seq) {
-        OutgoingMessage m;
-        boolean any = false;
-        // Consecutive messages of one socket go back together, as one chain: one call, one wake-up per batch.
-        MessageOwner run = null;
-        OutgoingMessage first = null;
-        OutgoingMessage last = null;
-        int count = 0;
-        long bytes = 0;
-        while ((m = sentQueue.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
-            sentQueue.pollFirst();
-            any = true;
-            MessageOwner o = m.owner;
-            if (o == null) {
-                continue;
-            }
-            if (o != run) {
-                if (run != null) {
-                    run.released(first, last, count, bytes);
-                }
-                run = o;
-                first = null;
-                count = 0;
-                bytes = 0;
-            }
-            m.next = null;
-            if (first == null) {
-                first = m;
-            } else {
-                last.next = m;
-            }
-            last = m;
-            count++;
-            bytes += m.length();
-        }
-        if (run != null) {
-            run.released(first, last, count, bytes);
-        }
-        if (any) {
-            lastAckProgressNanos = env.nanoTime();
+        if (queue.releaseUpTo(seq)) {
+            acks.progress(env.nanoTime());
         }
     }
 
@@ -383,13 +269,11 @@ public final class ConnectionPath {
         PathConnection kick = null;
         synchronized (this) {
             lastHeardNanos = env.nanoTime();
-            boolean wanted = ackRequested || (ackOwed && connection.peerAcks());
-            if (pc == current && state == PathState.UP && wanted && !ackOnlyQueued && sendQueue.isEmpty()
-                    && inbox == null) {
-                ackRequested = false;
-                ackOnlyQueued = true;
-                ackOnlyMessage.retransmit = false;
-                kick = enqueueLocked(ackOnlyMessage);
+            if (pc == current && state == PathState.UP) {
+                OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks(), queue.hasUnsent());
+                if (ackOnly != null) {
+                    kick = enqueueLocked(ackOnly);
+                }
             }
         }
         if (kick != null) {
@@ -399,27 +283,9 @@ public final class ConnectionPath {
 
     /** The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. */
     synchronized void peerRestarted() {
-        int flushed = 0;
-        OutgoingMessage m;
-        while ((m = sentQueue.pollFirst()) != null) {
-            flushed++;
-            if (m.owner != null) {
-                m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
-            }
-        }
-        nextTxSeq = 1;
+        int flushed = queue.flushForPeerRestart();
         nextRxSeq = 0;
-        // Messages queued and not yet sent keep their old numbers in the kernel, which frees by TCP position and
-        // does not mind; rds4j releases by number, so it renumbers them from 1, in order, keeping the path's
-        // numbers rising. Queued acknowledgement pings go: their ports are quarantined below.
-        drainInboxLocked();
-        sendQueue.removeIf(q -> q.ackPing);
-        for (OutgoingMessage q : sendQueue) {
-            q.sequence = nextTxSeq++;
-            q.retransmit = false;
-        }
-        ackPings.connectionReset();
-        env.statistics().add(Counter.SEND_FLUSHED, flushed);
+        acks.connectionReset();                // queued acknowledgement pings went; their ports quarantine
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does", connection, index, flushed);
     }
@@ -428,31 +294,8 @@ public final class ConnectionPath {
      * Drops every message of {@code owner} to {@code port} of the peer, queued or sent and unacknowledged: the
      * kernel's RDS_CANCEL_SENT_TO. Returns how many.
      */
-    public int cancel(MessageOwner owner, int port) {
-        int n = 0;
-        synchronized (this) {
-            drainInboxLocked();
-            n += cancelFrom(sendQueue, owner, port);
-            n += cancelFrom(sentQueue, owner, port);
-        }
-        return n;
-    }
-
-    private int cancelFrom(ArrayDeque<OutgoingMessage> queue, MessageOwner owner, int port) {
-        int n = 0;
-        for (Iterator<OutgoingMessage> it = queue.iterator(); it.hasNext(); ) {
-            OutgoingMessage m = it.next();
-            if (m.owner == owner && m.destinationPort == port) {
-                it.remove();
-                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private InetSocketAddress destination(OutgoingMessage m) {
-        return new InetSocketAddress(connection.peer(), m.destinationPort);
+    public synchronized int cancel(MessageOwner owner, int port) {
+        return queue.cancel(owner, port);
     }
 
     // ------------------------------------------------------------------------------------------------ receiving
@@ -487,71 +330,29 @@ public final class ConnectionPath {
                 return false;
             }
             nextRxSeq = h.sequence() + 1;
-            boolean ackOnly = sport == 0 && dport == 0;
-            if (!ackOnly) {
-                ackOwed = true;                     // the peer keeps this message until we acknowledge it
-            }
-            if (h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED)) {
-                ackRequested = true;                // only rds4j sets it over TCP
+            boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
+            acks.received(sport == 0 && dport == 0, ackRequired);
+            if (ackRequired) {
                 connection.peerAcks(true);
             }
             if (sport == 0) {
-                long answered = ackPings.pongArrived(dport);
+                long answered = acks.pongArrived(dport);
                 if (answered > 0) {
                     releaseUpTo(answered);          // the pong proves the peer had everything before the ping
                     env.statistics().increment(Counter.ACK_RECEIVED);
                 }
-                if (answered != AckPings.NOT_OURS) {
+                if (answered != Acknowledgements.NOT_OURS) {
                     return false;                   // ours, or a late answer from before a reset: nothing more
                 }
             }
         }
-        if (dport == 0) {
-            if (sport != 0) {                       // a pong to port 0 would answer itself forever: ignore it
-                env.statistics().increment(Counter.RECV_PING);
-                answerPing(sport);
-                if (sport == PROBE_PORT) {
-                    handshake(h);
-                }
-            }
-            return false;
-        }
-        if (sport == 0 && dport == PROBE_PORT) {     // the pong to a multipath probe is the protocol's own
-            handshake(h);
-            return false;
-        }
-        return true;
-    }
-
-    /** A pong goes back on the same path, unless the pinging port is congested at the peer. */
-    private void answerPing(int pingSourcePort) {
-        if (connection.peerMap().isCongested(pingSourcePort)) {
-            return;
-        }
-        env.statistics().increment(Counter.SEND_PONG);
-        enqueue(OutgoingMessage.pong(pingSourcePort, Connection.SUPPORTED_PATHS, env.generation()));
-    }
-
-    /** Reads the multipath handshake extensions of a probe ping or pong. */
-    private void handshake(RdsHeader h) {
-        long npaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.NPATHS);
-        connection.peerPaths(npaths <= 0 ? 1 : (int) Math.min(npaths, 8));
-        long gen = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.GEN_NUM);
-        if (gen > 0) {
-            connection.peerGeneration(gen);
-        }
+        return !pings.handle(h, this);
     }
 
     /** A congestion map arrived: replace the peer's map and wake senders waiting on it. */
     void receiveCongestionMap(ByteBuffer map) {
-        map.flip();
         CongestionMap peerMap = connection.peerMap();
-        // Replacing and notifying under the map's monitor makes them one step for a sender that adds a port to its
-        // monitor mask under the same monitor: its bit fires only for maps that arrive after it was added.
-        synchronized (peerMap) {
-            peerMap.replace(map);
-            env.peerCongestionUpdated(connection.peer());
-        }
+        CongestionFrames.received(peerMap, map, () -> env.peerCongestionUpdated(connection.peer()));
         env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
         if (log.isDebugEnabled()) {
             log.debug("{} path {}: congestion map from the peer, congested ports {}", connection, index,
@@ -590,8 +391,7 @@ public final class ConnectionPath {
                 current = null;
                 state = PathState.DOWN;
                 tc.close();
-                drainInboxLocked();
-                if (!sendQueue.isEmpty()) {
+                if (queue.hasUnsent()) {
                     scheduleReconnectLocked();       // poke again later if the peer does not come
                 }
             }
@@ -610,8 +410,7 @@ public final class ConnectionPath {
             log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
             current = null;
             state = PathState.DOWN;
-            drainInboxLocked();
-            if (connection.initiates() || !sendQueue.isEmpty()) {
+            if (connection.initiates() || queue.hasUnsent()) {
                 scheduleReconnectLocked();
             }
         }
@@ -643,7 +442,7 @@ public final class ConnectionPath {
     /** The peer connected to us while it should have waited for us (it has the larger address): call it back. */
     public void connectIfDown() {
         synchronized (this) {
-            if (state == PathState.DOWN && !reconnectPending) {
+            if (state == PathState.DOWN && !reconnect.pending()) {
                 connectLocked();
             }
         }
@@ -651,22 +450,20 @@ public final class ConnectionPath {
 
     private PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
-        backoff.reset();
-        cancelReconnectLocked();
+        reconnect.upAndCancel();
         congestionUpdateQueued = true;               // the map goes first on every new connection
         long now = env.nanoTime();
         lastHeardNanos = now;
         lastLivenessPingNanos = now;
-        lastAckProgressNanos = now;
+        acks.progress(now);
         if (index == 0 && connection.peerPaths() == 0 && !probeSent) {
             // As the kernel does when it accepts a path of a peer whose path count it does not know: probe, so
             // that both ends settle on the same number of paths. The probe also carries our generation.
             probeSent = true;
-            env.statistics().increment(Counter.SEND_PONG);
-            enqueueLocked(OutgoingMessage.probe(Connection.SUPPORTED_PATHS, env.generation()));
+            enqueueLocked(pings.probe());
         }
         startMaintenanceLocked();
-        log.debug("{} path {}: up, {} messages queued", connection, index, sendQueue.size());
+        log.debug("{} path {}: up, {}", connection, index, queue);
         return pc;
     }
 
@@ -687,30 +484,18 @@ public final class ConnectionPath {
                 resets++;
                 env.statistics().increment(Counter.CONN_RESET);
             }
-            int requeued = 0;
-            OutgoingMessage m;
-            while ((m = sentQueue.pollLast()) != null) {
-                if (m.ackPing) {
-                    continue;                        // its answer could no longer be told from a late one
-                }
-                m.retransmit = true;
-                sendQueue.addFirst(m);
-                requeued++;
-            }
-            drainInboxLocked();                      // after DOWN: see enqueue()
-            sendQueue.removeIf(q -> q.ackPing);      // not yet sent: the next connection asks afresh
-            ackPings.connectionReset();
-            env.statistics().add(Counter.SEND_RETRANSMITTED, requeued);
+            int requeued = queue.requeueForResend(); // takes the inbox in, after DOWN: see enqueue()
+            acks.connectionReset();
             if (shutdown) {
                 return;
             }
             if (cause != null) {
                 log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
-                        cause.toString(), requeued, sendQueue.size());
+                        cause.toString(), requeued, queue.size() - requeued);
             } else {
                 log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
             }
-            if (connection.initiates() || !sendQueue.isEmpty()) {
+            if (connection.initiates() || queue.hasUnsent()) {
                 scheduleReconnectLocked();
             }
         }
@@ -729,45 +514,18 @@ public final class ConnectionPath {
     }
 
     private void scheduleReconnectLocked() {
-        if (reconnectPending || shutdown || env.isClosing()) {
+        if (shutdown || env.isClosing()) {
             return;
         }
-        long delay = backoff.nextDelayNanos();
-        reconnectPending = true;
-        // The token is set before the task can run (a first reconnect runs at once, on another thread) and is
-        // compared under the monitor, so a cancelled reconnect is recognised even if it already started.
-        Object token = new Object();
-        reconnectToken = token;
-        try {
-            reconnectTask = env.scheduler().schedule(() -> reconnect(token), delay, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            reconnectPending = false;                // the stack is closing
-            reconnectToken = null;
-        }
+        reconnect.schedule(this::reconnect);
     }
 
     private void reconnect(Object token) {
         synchronized (this) {
-            if (token != reconnectToken) {
-                return;                              // cancelled: the path came up meanwhile
-            }
-            reconnectToken = null;
-            reconnectTask = null;
-            reconnectPending = false;
-            if (state == PathState.DOWN) {
+            if (reconnect.claim(token) && state == PathState.DOWN) {
                 connectLocked();
             }
         }
-    }
-
-    /** The path is up: a reconnect (or re-poke) still pending from before is moot, and would delay the next. */
-    private void cancelReconnectLocked() {
-        if (reconnectTask != null) {
-            reconnectTask.cancel(false);
-            reconnectTask = null;
-        }
-        reconnectToken = null;
-        reconnectPending = false;
     }
 
     // ------------------------------------------------------------------------------------------------ maintenance
@@ -815,7 +573,7 @@ public final class ConnectionPath {
                     lastLivenessPingNanos = now;
                     kick = requestAckLocked(true);
                 }
-                if (kick == null && !sentQueue.isEmpty() && now - lastAckProgressNanos >= ACK_FALLBACK_NANOS) {
+                if (kick == null && queue.hasSent() && acks.overdue(now, ACK_FALLBACK_NANOS)) {
                     kick = requestAckLocked(false);
                 }
             }
@@ -838,9 +596,7 @@ public final class ConnectionPath {
             shutdown = true;
             stopMaintenanceLocked();
             pc = current;
-            drainInboxLocked();
-            sendQueue.clear();
-            sentQueue.clear();
+            queue.clear();
         }
         if (pc != null) {
             pc.close();
@@ -849,9 +605,7 @@ public final class ConnectionPath {
 
     @Override
     public synchronized String toString() {
-        return connection + " path " + index + " " + state + " nextTx=" + Long.toUnsignedString(nextTxSeq)
-                + " nextRx=" + Long.toUnsignedString(nextRxSeq) + " queued=" + sendQueue.size()
-                + (inbox != null ? "+inbox" : "") + " sent="
-                + sentQueue.size() + (connection.peerAcks() ? " peer-acks" : "");
+        return connection + " path " + index + " " + state + " " + queue + " nextRx="
+                + Long.toUnsignedString(nextRxSeq) + (connection.peerAcks() ? " peer-acks" : "");
     }
 }

@@ -689,8 +689,8 @@ final class PathHarness {
         expect(path.queuedMessages() == queued(), "queued " + path.queuedMessages() + ", model " + queued());
 
         // messages never lost, duplicated or reordered: the queues hold exactly the model's numbers, increasing
-        List<OutgoingMessage> sent = queue("sentQueue");
-        List<OutgoingMessage> send = queue("sendQueue");
+        List<OutgoingMessage> sent = queue("sent");
+        List<OutgoingMessage> send = queue("unsent");
         expect(sequences(sent).equals(List.copyOf(mSent)), "written " + sequences(sent) + ", model " + mSent);
         expect(sequences(send).equals(List.copyOf(mSend)), "queued " + sequences(send) + ", model " + mSend);
         long prev = 0;
@@ -772,9 +772,18 @@ final class PathHarness {
         }
     }
 
+    /** One of the path's {@link SendQueue}'s queues ({@code unsent} or {@code sent}), read under the path's monitor. */
     @SuppressWarnings("unchecked")
     private List<OutgoingMessage> queue(String name) {
-        return new ArrayList<>((Collection<OutgoingMessage>) field(name));
+        try {
+            Field f = SendQueue.class.getDeclaredField(name);
+            f.setAccessible(true);
+            synchronized (path) {
+                return new ArrayList<>((Collection<OutgoingMessage>) f.get(field("queue")));
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("SendQueue." + name + " moved; adapt PathHarness", e);
+        }
     }
 
     private Object field(String name) {

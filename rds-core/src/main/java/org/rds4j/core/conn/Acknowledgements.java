@@ -6,9 +6,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a path learns what a peer that never acknowledges (a kernel over TCP) has received: it pings from one of a few
- * ports the stack reserves, and the pong, which the peer queues behind everything it received before the ping,
- * proves receipt of every message sent before that ping (docs/reliability.md).
+ * A path's acknowledgement machinery, both ways (docs/reliability.md).
+ *
+ * <p>Owed by us: an rds4j peer keeps what it sent until our h_ack covers it, so after receiving a message we owe an
+ * acknowledgement; every frame we write carries h_ack, and when nothing else goes the path sends the one reusable
+ * ack-only message (at once if the peer asked with ACK_REQUIRED).
+ *
+ * <p>Owed to us: an rds4j peer acknowledges in h_ack; a peer that never acknowledges (a kernel over TCP) is asked
+ * with pings from one of a few ports the stack reserves, and the pong, which the peer queues behind everything it
+ * received before the ping, proves receipt of every message sent before that ping.
  *
  * <p>Each reserved port is a slot holding at most one outstanding ping. A reset starts a new epoch: pings still
  * outstanding may be answered late or never, so their ports are quarantined until a pong for a ping of a later
@@ -16,8 +22,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: guarded by the owning path's monitor.
  */
-final class AckPings {
-    private static final Logger log = LoggerFactory.getLogger(AckPings.class);
+final class Acknowledgements {
+    private static final Logger log = LoggerFactory.getLogger(Acknowledgements.class);
 
     /** Outstanding acknowledgement pings per path at most; more ports are reserved only for quarantine. */
     static final int MAX_OUTSTANDING = 4;
@@ -42,10 +48,68 @@ final class AckPings {
     private long epoch;
     private int nextSlot;
 
-    AckPings(ConnectionEnvironment env, InetAddress local, Object describe) {
+    /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
+    private boolean owed;
+    /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
+    private boolean requested;
+    private boolean ackOnlyQueued;
+    /** The one ack-only message, reused: at most one is queued at a time, and it is never kept once written. */
+    private final OutgoingMessage ackOnly = OutgoingMessage.ackOnly();
+    /** When the peer last showed progress (a release), or we last asked it: the fallback ping waits from here. */
+    private long lastProgressNanos;
+
+    Acknowledgements(ConnectionEnvironment env, InetAddress local, Object describe) {
         this.env = env;
         this.local = local;
         this.describe = describe;
+    }
+
+    // ---------------------------------------------------------------------------------------- owed by us
+
+    /** A message arrived: an rds4j peer keeps it (unless ack-only) until we acknowledge; ACK_REQUIRED asks now. */
+    void received(boolean ackOnlyMessage, boolean ackRequired) {
+        if (!ackOnlyMessage) {
+            owed = true;
+        }
+        if (ackRequired) {
+            requested = true;
+        }
+    }
+
+    /** A frame went out carrying our h_ack, which covers everything received so far. */
+    void wrote(OutgoingMessage m) {
+        owed = false;
+        if (m == ackOnly) {
+            ackOnlyQueued = false;
+            env.statistics().increment(org.rds4j.core.RdsCounters.Counter.ACK_SENT);
+        }
+    }
+
+    /**
+     * After a read: the ack-only message to queue if the peer waits for an acknowledgement and nothing else goes
+     * (nothing queued), or {@code null}.
+     */
+    OutgoingMessage ackOnlyIfWanted(boolean peerAcks, boolean somethingQueued) {
+        boolean wanted = requested || (owed && peerAcks);
+        if (!wanted || ackOnlyQueued || somethingQueued) {
+            return null;
+        }
+        requested = false;
+        ackOnlyQueued = true;
+        ackOnly.retransmit = false;
+        return ackOnly;
+    }
+
+    // ---------------------------------------------------------------------------------------- owed to us
+
+    /** Something was released, or we asked: the fallback waits from now. */
+    void progress(long nowNanos) {
+        lastProgressNanos = nowNanos;
+    }
+
+    /** Whether sent messages have waited for an acknowledgement longer than {@code fallbackNanos}. */
+    boolean overdue(long nowNanos, long fallbackNanos) {
+        return nowNanos - lastProgressNanos >= fallbackNanos;
     }
 
     /**

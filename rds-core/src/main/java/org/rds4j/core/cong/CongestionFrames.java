@@ -1,0 +1,43 @@
+package org.rds4j.core.cong;
+
+import java.nio.ByteBuffer;
+import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.wire.RdsHeader;
+
+/**
+ * Congestion maps on the wire, both ways: the kernel's congestion-map messages of {@code cong.c}. One per path, used
+ * under the path's monitor on its I/O thread.
+ */
+public final class CongestionFrames {
+    private final RdsHeader header = new RdsHeader();
+    private final ByteBuffer headerBytes = ByteBuffer.allocate(RdsHeader.SIZE);
+    private final byte[] snapshot = new byte[CongestionMap.BYTES];
+    private final ByteBuffer snapshotBuffer = ByteBuffer.wrap(snapshot);
+
+    /**
+     * Writes {@code local}'s map: sequence 0, no ports, flags exactly {@link RdsHeader#FLAG_CONG_BITMAP}, the 8192
+     * bytes. It goes first on every new connection and after every change, takes no sequence number and is never
+     * resent; a fresh one follows any reconnect.
+     */
+    public void write(CongestionMap local, FrameSink sink) {
+        local.copyTo(snapshot);
+        header.clear().length(CongestionMap.BYTES).flags(RdsHeader.FLAG_CONG_BITMAP);
+        headerBytes.clear();
+        header.encode(headerBytes);
+        headerBytes.flip();
+        sink.write(headerBytes, snapshotBuffer.clear());
+    }
+
+    /**
+     * A peer's map arrived (position = 8192, as the decoder filled it): replace {@code peerMap} and run
+     * {@code notify} (wake congestion monitors) as one step under the map's monitor. A sender that adds a port to
+     * its monitor mask under the same monitor then sees its bit fire only for maps that arrive after it was added.
+     */
+    public static void received(CongestionMap peerMap, ByteBuffer map, Runnable notify) {
+        map.flip();
+        synchronized (peerMap) {
+            peerMap.replace(map);
+            notify.run();
+        }
+    }
+}

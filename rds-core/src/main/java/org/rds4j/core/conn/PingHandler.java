@@ -1,0 +1,72 @@
+package org.rds4j.core.conn;
+
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.wire.ExtensionHeaders;
+import org.rds4j.core.wire.RdsHeader;
+
+/**
+ * The protocol's own messages that a path answers or reads as they arrive: pings (to port 0) get a pong; the
+ * multipath probe (a ping from port 1) and its pong carry the peer's number of paths and its generation. The
+ * kernel's ping handling in {@code rds_recv_incoming} and its handshake extension reading.
+ */
+final class PingHandler {
+    /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
+    static final int PROBE_PORT = 1;
+
+    private final Connection connection;
+    private final ConnectionEnvironment env;
+
+    PingHandler(Connection connection) {
+        this.connection = connection;
+        this.env = connection.env();
+    }
+
+    /**
+     * Handles {@code h} if it is a ping, a probe or a probe's pong (after the path's sequence and acknowledgement
+     * handling). Returns true if it was one of those (nothing to deliver); {@code path} queues the answer.
+     */
+    boolean handle(RdsHeader h, ConnectionPath path) {
+        int sport = h.sourcePort();
+        int dport = h.destinationPort();
+        if (dport == 0) {
+            if (sport != 0) {                       // a pong to port 0 would answer itself forever: ignore it
+                env.statistics().increment(Counter.RECV_PING);
+                answer(sport, path);
+                if (sport == PROBE_PORT) {
+                    readHandshake(h);
+                }
+            }
+            return true;
+        }
+        if (sport == 0 && dport == PROBE_PORT) {     // the pong to a multipath probe is the protocol's own
+            readHandshake(h);
+            return true;
+        }
+        return false;
+    }
+
+    /** The probe a path sends when it comes up and the peer's path count is unknown; it carries our generation. */
+    OutgoingMessage probe() {
+        env.statistics().increment(Counter.SEND_PONG);
+        return OutgoingMessage.probe(Connection.SUPPORTED_PATHS, env.generation());
+    }
+
+    /** A pong goes back on the same path, unless the pinging port is congested at the peer. */
+    private void answer(int pingSourcePort, ConnectionPath path) {
+        if (connection.peerMap().isCongested(pingSourcePort)) {
+            return;
+        }
+        env.statistics().increment(Counter.SEND_PONG);
+        path.enqueue(OutgoingMessage.pong(pingSourcePort, Connection.SUPPORTED_PATHS, env.generation()));
+    }
+
+    /** Reads the multipath handshake extensions of a probe ping or pong. */
+    private void readHandshake(RdsHeader h) {
+        long npaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.NPATHS);
+        connection.peerPaths(npaths <= 0 ? 1 : (int) Math.min(npaths, 8));
+        long gen = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.GEN_NUM);
+        if (gen > 0) {
+            connection.peerGeneration(gen);
+        }
+    }
+}

@@ -1,0 +1,260 @@
+package org.rds4j.core.conn;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import org.rds4j.RdsDatagram;
+import org.rds4j.core.RdsCounters;
+import org.rds4j.core.RdsCounters.Counter;
+
+/**
+ * A path's messages on their way: the inbox application threads push to, the messages numbered and not yet written
+ * (the kernel's {@code c_send_queue}), and those written and kept until the peer has them ({@code c_retrans}).
+ *
+ * <p>Sequence numbers are given here, in the order messages reach the send queue, so the stream's order is the
+ * numbers' order. A message never changes path and keeps its number for life, so a resend after a reset carries it.
+ *
+ * <p>Threads: {@link #push} is lock-free and may be called by any thread; everything else runs under the owning
+ * path's monitor, which makes the inbox single-consumer.
+ */
+final class SendQueue {
+    private static final VarHandle INBOX;
+
+    static {
+        try {
+            INBOX = MethodHandles.lookup().findVarHandle(SendQueue.class, "inbox", OutgoingMessage.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final InetAddress peer;
+    private final RdsCounters counters;
+    /** Messages pushed by application threads, newest first (a Treiber stack, taken whole). */
+    @SuppressWarnings("unused") private volatile OutgoingMessage inbox;
+    private final ArrayDeque<OutgoingMessage> unsent = new ArrayDeque<>();
+    private final ArrayDeque<OutgoingMessage> sent = new ArrayDeque<>();
+    private long nextSeq = 1;
+
+    SendQueue(InetAddress peer, RdsCounters counters) {
+        this.peer = peer;
+        this.counters = counters;
+    }
+
+    /** Any thread, no lock: one compare-and-set. The message is numbered when {@link #takeInbox} takes it in. */
+    void push(OutgoingMessage m) {
+        OutgoingMessage top;
+        do {
+            top = inbox;
+            m.next = top;
+        } while (!INBOX.compareAndSet(this, top, m));
+    }
+
+    /** Moves the inbox onto the send queue, oldest first, numbering the messages. */
+    void takeInbox() {
+        OutgoingMessage m = (OutgoingMessage) INBOX.getAndSet(this, (OutgoingMessage) null);
+        if (m == null) {
+            return;
+        }
+        OutgoingMessage reversed = null;              // the stack is newest first: reverse it
+        while (m != null) {
+            OutgoingMessage next = m.next;
+            m.next = reversed;
+            reversed = m;
+            m = next;
+        }
+        int n = 0;
+        while (reversed != null) {
+            OutgoingMessage next = reversed.next;
+            reversed.next = null;
+            reversed.sequence = nextSeq++;
+            unsent.addLast(reversed);
+            reversed = next;
+            n++;
+        }
+        counters.add(Counter.SEND_QUEUED, n);         // once per batch: senders share no counter
+    }
+
+    /** Numbers a message of the path's own (a ping, pong, probe, ack-only) and queues it after the inbox. */
+    void add(OutgoingMessage m) {
+        takeInbox();                                  // keep the numbering in push order
+        m.sequence = nextSeq++;
+        unsent.addLast(m);
+    }
+
+    /** The next message to write, or {@code null}. */
+    OutgoingMessage pollUnsent() {
+        return unsent.pollFirst();
+    }
+
+    /** A message taken by {@link #pollUnsent} that did not go after all: it stays first. */
+    void unpoll(OutgoingMessage m) {
+        unsent.addFirst(m);
+    }
+
+    /** A message was written: keep it until the peer has it. */
+    void written(OutgoingMessage m) {
+        sent.addLast(m);
+    }
+
+    /** Whether anything waits to be written, in the inbox or the send queue. */
+    boolean hasUnsent() {
+        return !unsent.isEmpty() || inbox != null;
+    }
+
+    boolean hasSent() {
+        return !sent.isEmpty();
+    }
+
+    /** The number of the newest message written and not yet released, 0 if none. */
+    long newestSent() {
+        OutgoingMessage tail = sent.peekLast();
+        return tail == null ? 0 : tail.sequence;
+    }
+
+    long nextSeq() {
+        return nextSeq;
+    }
+
+    /** Messages numbered (unsent and unreleased); the inbox is taken in first. */
+    int size() {
+        takeInbox();
+        return unsent.size() + sent.size();
+    }
+
+    /**
+     * The peer has everything up to {@code seq}: release those messages, oldest first. Consecutive messages of one
+     * socket go back to it as one chain, in one call: one wake-up per acknowledgement, not per message.
+     *
+     * @return whether anything was released
+     */
+    boolean releaseUpTo(long seq) {
+        OutgoingMessage m;
+        boolean any = false;
+        MessageOwner run = null;
+        OutgoingMessage first = null;
+        OutgoingMessage last = null;
+        int count = 0;
+        long bytes = 0;
+        while ((m = sent.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
+            sent.pollFirst();
+            any = true;
+            MessageOwner o = m.owner;
+            if (o == null) {
+                continue;
+            }
+            if (o != run) {
+                if (run != null) {
+                    run.released(first, last, count, bytes);
+                }
+                run = o;
+                first = null;
+                count = 0;
+                bytes = 0;
+            }
+            m.next = null;
+            if (first == null) {
+                first = m;
+            } else {
+                last.next = m;
+            }
+            last = m;
+            count++;
+            bytes += m.length();
+        }
+        if (run != null) {
+            run.released(first, last, count, bytes);
+        }
+        return any;
+    }
+
+    /**
+     * A reset: written-but-unreleased messages go back in front, marked retransmitted, ahead of those never sent, so
+     * order is kept; numbers stay. Acknowledgement pings, written or queued, go: a pong to one could no longer be
+     * told from a late one, and the next connection asks afresh.
+     *
+     * @return how many messages will be sent again
+     */
+    int requeueForResend() {
+        takeInbox();
+        int requeued = 0;
+        OutgoingMessage m;
+        while ((m = sent.pollLast()) != null) {
+            if (m.ackPing) {
+                continue;
+            }
+            m.retransmit = true;
+            unsent.addFirst(m);
+            requeued++;
+        }
+        unsent.removeIf(q -> q.ackPing);
+        counters.add(Counter.SEND_RETRANSMITTED, requeued);
+        return requeued;
+    }
+
+    /**
+     * The peer restarted: what it never acknowledged is failed to its sockets (the kernel's flush), and numbering
+     * starts again at 1 for what was never sent. The kernel keeps old numbers on queued messages and frees by TCP
+     * position; rds4j releases by number, so it renumbers, keeping the path's numbers rising.
+     *
+     * @return how many messages were discarded
+     */
+    int flushForPeerRestart() {
+        takeInbox();
+        int flushed = 0;
+        OutgoingMessage m;
+        while ((m = sent.pollFirst()) != null) {
+            flushed++;
+            if (m.owner != null) {
+                m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
+            }
+        }
+        nextSeq = 1;
+        unsent.removeIf(q -> q.ackPing);
+        for (OutgoingMessage q : unsent) {
+            q.sequence = nextSeq++;
+            q.retransmit = false;
+        }
+        counters.add(Counter.SEND_FLUSHED, flushed);
+        return flushed;
+    }
+
+    /** Drops every message of {@code owner} to {@code port}, queued or written and unreleased; returns how many. */
+    int cancel(MessageOwner owner, int port) {
+        takeInbox();
+        return cancelFrom(unsent, owner, port) + cancelFrom(sent, owner, port);
+    }
+
+    private int cancelFrom(ArrayDeque<OutgoingMessage> queue, MessageOwner owner, int port) {
+        int n = 0;
+        for (Iterator<OutgoingMessage> it = queue.iterator(); it.hasNext(); ) {
+            OutgoingMessage m = it.next();
+            if (m.owner == owner && m.destinationPort == port) {
+                it.remove();
+                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The stack is closing: forget everything. */
+    void clear() {
+        takeInbox();
+        unsent.clear();
+        sent.clear();
+    }
+
+    private InetSocketAddress destination(OutgoingMessage m) {
+        return new InetSocketAddress(peer, m.destinationPort);
+    }
+
+    @Override
+    public String toString() {
+        return "nextTx=" + Long.toUnsignedString(nextSeq) + " queued=" + unsent.size()
+                + (inbox != null ? "+inbox" : "") + " sent=" + sent.size();
+    }
+}

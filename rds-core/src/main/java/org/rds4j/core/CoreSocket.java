@@ -1,7 +1,6 @@
 package org.rds4j.core;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -9,28 +8,22 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EaddrinuseException;
 import org.rds4j.EaddrnotavailException;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
-import org.rds4j.EintrException;
 import org.rds4j.EinvalException;
 import org.rds4j.EmsgsizeException;
-import org.rds4j.EnobufsException;
-import org.rds4j.EnoprotooptException;
 import org.rds4j.EnotconnException;
-import org.rds4j.EopnotsuppException;
 import org.rds4j.EtimedoutException;
 import org.rds4j.RdsDatagram;
 import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOption;
-import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.core.RdsCounters.Counter;
-import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.cong.CongestionMonitor;
 import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.Connection;
 import org.rds4j.core.conn.MessageOwner;
@@ -70,17 +63,27 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     private volatile boolean closed;
     private volatile boolean blocking = true;
     private volatile InetSocketAddress local;
-    private String transportName;
     private volatile TransportBinding transport;
     /** The connections from the bound address over the socket's transport, by peer: the send path's lookup. */
     private volatile Map<InetAddress, Connection> peers;
-    private volatile int sndbuf;
-    private volatile long sendTimeoutNanos;
-    private volatile long receiveTimeoutNanos;
-    private volatile boolean congestionMonitor;
-    /** Guarded by lock. */
-    private long monitorMask;
-    private volatile boolean recvErr;
+    private final SocketOptions options;
+    private final CongestionMonitor congestion = new CongestionMonitor();
+    private final CongestionMonitor.Owner congestionOwner = new CongestionMonitor.Owner() {
+        @Override
+        public void checkOpen() throws IOException {
+            CoreSocket.this.checkOpen();
+        }
+
+        @Override
+        public void refused() {
+            stack.statistics().increment(Counter.CONG_SEND_ERROR);
+        }
+
+        @Override
+        public void blocked() {
+            stack.statistics().increment(Counter.CONG_SEND_BLOCKED);
+        }
+    };
     /** The connection of the last send: steady traffic to one peer finds it with one comparison. */
     private volatile Connection lastConnection;
     /** The last destination address that passed the checks: steady traffic is not checked again. */
@@ -90,9 +93,9 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     CoreSocket(CoreStack stack) {
         this.stack = stack;
-        this.sndbuf = stack.config().defaultSendBuffer();
-        this.sendBuffer = new SendBuffer(stack.statistics(), sndbuf / 2);
+        this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2);
         this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer());
+        this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
     }
 
     // ------------------------------------------------------------------------------------------------ bind
@@ -100,26 +103,16 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     @Override
     public void bind(InetSocketAddress address) throws IOException {
         checkOpen();
-        if (address == null || address.isUnresolved()) {
-            throw new EinvalException("bind needs a resolved local address, not " + address);
-        }
-        InetAddress a = address.getAddress();
-        if (a.isAnyLocalAddress() || a.isMulticastAddress() || isBroadcast(a)) {
-            throw new EinvalException("cannot bind " + a.getHostAddress()
-                    + ": RDS binds one unicast address (there is no wildcard bind)");
-        }
-        if (address.getPort() == 1) {
-            throw new EinvalException("RDS port 1 is reserved for the multipath probe; bind another port");
-        }
+        InetAddress a = SocketAddresses.checkBind(address);
         TransportBinding t;
         lock.lock();
         try {
             if (local != null) {
                 throw new EinvalException("the socket is already bound to " + local + "; RDS sockets bind once");
             }
-            String name = transportName != null ? transportName : stack.defaultTransport();
+            String name = options.transportName() != null ? options.transportName() : stack.defaultTransport();
             t = stack.transport(name);
-            transportName = name;
+            options.transportChosen(name);
         } finally {
             lock.unlock();
         }
@@ -183,15 +176,15 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             c = peers.get(to);
             if (c == null) {
                 if (stack.isLocal(to)) {
-                    return sendLocal(payload, from, to, destination.getPort());
+                    return stack.sendLocal(payload, from, to, destination.getPort());
                 }
                 c = stack.connection(from.getAddress(), to, transport);
             }
             lastConnection = c;
         }
         int dport = destination.getPort();
-        waitUncongested(c.peerMap(), dport);
-        boolean halfFull = sendBuffer.reserve(len, blocking, sendTimeoutNanos, this);
+        congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
+        boolean halfFull = sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this);
         OutgoingMessage m = messages.take();
         m.fill(from.getPort(), dport, payload, this, halfFull);
         payload.position(payload.limit());
@@ -199,86 +192,15 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         return len;
     }
 
+    /** The destination's address, checked; the last one that passed is not checked again (the checks allocate). */
     private InetAddress checkDestination(InetSocketAddress destination, InetSocketAddress from) throws IOException {
-        if (destination == null) {
-            throw new EnotconnException("no destination given; pass the address and RDS port to send to");
+        InetAddress to = destination == null || destination.isUnresolved() ? null : destination.getAddress();
+        if (to != null && to == lastChecked) {
+            return to;
         }
-        if (destination.isUnresolved()) {
-            throw new EinvalException("destination " + destination + " is not resolved; resolve it first");
-        }
-        InetAddress to = destination.getAddress();
-        if (to == lastChecked) {
-            return to;                                // checked before (the checks below allocate)
-        }
-        if (to.isAnyLocalAddress() || to.isMulticastAddress() || isBroadcast(to)) {
-            throw new EinvalException("cannot send to " + to.getHostAddress() + ": RDS sends to one unicast address");
-        }
-        if ((to instanceof Inet4Address) != (from.getAddress() instanceof Inet4Address)) {
-            throw new EopnotsuppException("the socket is bound to " + from.getAddress().getHostAddress()
-                    + " and cannot send to " + to.getHostAddress() + " of the other IP family");
-        }
+        to = SocketAddresses.checkDestination(destination, from);
         lastChecked = to;
         return to;
-    }
-
-    /**
-     * To an address of this same stack no transport is involved, as the kernel's loopback transport: the message is
-     * queued on the destination socket at once, and a ping is answered at once.
-     */
-    private int sendLocal(ByteBuffer payload, InetSocketAddress from, InetAddress to, int dport) {
-        int len = payload.remaining();
-        stack.statistics().increment(Counter.SEND_QUEUED);
-        if (dport == 0) {
-            stack.statistics().increment(Counter.RECV_PING);
-            stack.statistics().increment(Counter.SEND_PONG);
-            stack.deliver(from.getAddress(), from.getPort(), new InetSocketAddress(to, 0), ByteBuffer.allocate(0));
-        } else if (!stack.deliver(to, dport, from, payload.duplicate())) {
-            stack.statistics().increment(Counter.RECV_DROP_NO_SOCK);
-        }
-        payload.position(payload.limit());
-        return len;
-    }
-
-    /** Blocks while the destination port is congested at the peer, or fails at once if non-blocking. */
-    private void waitUncongested(CongestionMap peerMap, int port) throws IOException {
-        if (!peerMap.isCongested(port)) {
-            return;
-        }
-        if (!blocking) {
-            // As the kernel: add the port to the monitor mask, then test once more. Both happen under the map's
-            // monitor, which a map update holds while it replaces the map and fires the masks, so exactly one of
-            // two things is true: the update came after the bit (and fires it), or before (and the re-test sees it,
-            // sending if the port cleared). No notification is lost, and none fires for the map that refused us.
-            synchronized (peerMap) {
-                boolean monitoring;
-                lock.lock();
-                try {
-                    monitoring = congestionMonitor;
-                    if (monitoring) {
-                        monitorMask |= 1L << (port % 64);
-                    }
-                } finally {
-                    lock.unlock();
-                }
-                if (monitoring && !peerMap.isCongested(port)) {
-                    return;
-                }
-            }
-            stack.statistics().increment(Counter.CONG_SEND_ERROR);
-            throw new EnobufsException("port " + port + " of the destination is congested: its receiver is behind;"
-                    + " retry later or send blocking");
-        }
-        stack.statistics().increment(Counter.CONG_SEND_BLOCKED);
-        try {
-            // Like the kernel, no timeout applies here; wake now and then to notice a close.
-            while (!peerMap.awaitClear(port, TimeUnit.MILLISECONDS.toNanos(100))) {
-                checkOpen();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EintrException("interrupted while waiting for a congested port; nothing was sent");
-        }
-        checkOpen();
     }
 
     @Override
@@ -293,7 +215,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         int len = message.length();
         messages.giveBack(message);
         sendBuffer.release(1, len);
-        if (recvErr && !closed) {
+        if (options.recvErr() && !closed) {
             receiveQueue.addFailure(RdsDatagram.sendFailed(destination, len, reason, System.nanoTime()));
         }
         signalSelectors();
@@ -320,7 +242,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     @Override
     public boolean awaitSent(Duration timeout) throws IOException {
-        return sendBuffer.awaitEmpty(saturatedNanos(timeout), this);
+        return sendBuffer.awaitEmpty(SocketOptions.saturatedNanos(timeout), this);
     }
 
     // ------------------------------------------------------------------------------------------------ receive
@@ -357,23 +279,15 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     /** A peer's congestion map changed: with monitoring on, every monitored bit fires (the kernel over TCP). */
     void peerCongestionUpdated() {
-        long fired;
-        lock.lock();
-        try {
-            if (!congestionMonitor || monitorMask == 0) {
-                return;
-            }
-            fired = monitorMask;
-            monitorMask = 0;
-        } finally {
-            lock.unlock();
+        long fired = congestion.peerMapChanged();
+        if (fired != 0) {
+            receiveQueue.addCongestionNotify(fired);
+            signalSelectors();
         }
-        receiveQueue.addCongestionNotify(fired);
-        signalSelectors();
     }
 
     boolean monitorsCongestion() {
-        return congestionMonitor;
+        return congestion.enabled();
     }
 
     @Override
@@ -383,7 +297,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     /** How long a blocking receive waits: SO_RCVTIMEO, or for ever. */
     private long blockingWait() {
-        long t = receiveTimeoutNanos;
+        long t = options.receiveTimeoutNanos();
         return t == 0 ? Long.MAX_VALUE : t;
     }
 
@@ -392,7 +306,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         if (item != null) {
             return item;
         }
-        if (blocking && receiveTimeoutNanos != 0) {
+        if (blocking && options.receiveTimeoutNanos() != 0) {
             throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
         }
         throw new EagainException("no message is queued on this non-blocking socket; wait until one arrives");
@@ -400,7 +314,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     @Override
     public Optional<RdsDatagram> receive(Duration timeout) throws IOException {
-        return Optional.ofNullable(take(timeout.isNegative() ? 0 : saturatedNanos(timeout), false));
+        return Optional.ofNullable(take(timeout.isNegative() ? 0 : SocketOptions.saturatedNanos(timeout), false));
     }
 
     /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
@@ -499,13 +413,6 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
     }
 
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
-    }
 
     // ------------------------------------------------------------------------------------------------ options
 
@@ -522,91 +429,14 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     @Override
     public <T> RdsSocket setOption(RdsSocketOption<T> option, T value) throws IOException {
         checkOpen();
-        if (value == null) {
-            throw new EinvalException(option + " needs a value");
-        }
-        lock.lock();
-        try {
-            if (option == RdsSocketOptions.SO_SNDBUF) {
-                sndbuf = bufferSize((Integer) value, MIN_SNDBUF, option);
-                sendBuffer.budget(sndbuf / 2);
-            } else if (option == RdsSocketOptions.SO_RCVBUF) {
-                receiveQueue.rcvbuf(bufferSize((Integer) value, MIN_RCVBUF, option));
-            } else if (option == RdsSocketOptions.SO_RDS_TRANSPORT) {
-                if (transportName != null) {
-                    throw new EopnotsuppException("the transport is already " + transportName
-                            + "; choose it once, before bind");
-                }
-                String name = (String) value;
-                if (!stack.hasTransport(name)) {
-                    stack.transport(name);           // throws ENOPROTOOPT naming what is installed
-                }
-                transportName = name;
-            } else if (option == RdsSocketOptions.SO_SNDTIMEO || option == RdsSocketOptions.SO_RCVTIMEO) {
-                Duration d = (Duration) value;
-                if (d.isNegative()) {
-                    throw new EinvalException(option + " cannot be negative");
-                }
-                if (option == RdsSocketOptions.SO_SNDTIMEO) {
-                    sendTimeoutNanos = saturatedNanos(d);
-                } else {
-                    receiveTimeoutNanos = saturatedNanos(d);
-                }
-            } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {
-                congestionMonitor = (Boolean) value;
-                if (!congestionMonitor) {
-                    monitorMask = 0;
-                    receiveQueue.clearCongestionNotify();
-                }
-            } else if (option == RdsSocketOptions.RDS_RECVERR) {
-                recvErr = (Boolean) value;
-            } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
-                throw new EinvalException(option + " is read-only");
-            } else {
-                throw new EnoprotooptException(option + " is not an RDS socket option");
-            }
-        } finally {
-            lock.unlock();
-        }
+        options.set(option, value);
         return this;
     }
 
-    /** Linux's arithmetic: cap at the maximum, double, and keep above the floor. */
-    private int bufferSize(int requested, int floor, RdsSocketOption<?> option) throws EinvalException {
-        if (requested < 0) {
-            throw new EinvalException(option + " cannot be negative");
-        }
-        long capped = Math.min(requested, stack.config().maxSocketBuffer());
-        return (int) Math.max(capped * 2, floor);
-    }
-
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(RdsSocketOption<T> option) throws IOException {
         checkOpen();
-        lock.lock();
-        try {
-            if (option == RdsSocketOptions.SO_SNDBUF) {
-                return (T) Integer.valueOf(sndbuf);
-            } else if (option == RdsSocketOptions.SO_RCVBUF) {
-                return (T) Integer.valueOf(receiveQueue.rcvbuf());
-            } else if (option == RdsSocketOptions.SO_RDS_TRANSPORT) {
-                return (T) transportName;
-            } else if (option == RdsSocketOptions.SO_SNDTIMEO) {
-                return (T) Duration.ofNanos(sendTimeoutNanos);
-            } else if (option == RdsSocketOptions.SO_RCVTIMEO) {
-                return (T) Duration.ofNanos(receiveTimeoutNanos);
-            } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
-                return (T) Integer.valueOf((int) sendBuffer.queuedBytes());
-            } else if (option == RdsSocketOptions.RDS_CONG_MONITOR) {
-                return (T) Boolean.valueOf(congestionMonitor);
-            } else if (option == RdsSocketOptions.RDS_RECVERR) {
-                return (T) Boolean.valueOf(recvErr);
-            }
-        } finally {
-            lock.unlock();
-        }
-        throw new EnoprotooptException(option + " is not an RDS socket option");
+        return options.get(option);
     }
 
     // ------------------------------------------------------------------------------------------------ life
@@ -658,11 +488,6 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
     }
 
-    private static boolean isBroadcast(InetAddress a) {
-        byte[] b = a.getAddress();
-        return b.length == 4 && b[0] == (byte) 0xFF && b[1] == (byte) 0xFF && b[2] == (byte) 0xFF
-                && b[3] == (byte) 0xFF;
-    }
 
     @Override
     public String toString() {

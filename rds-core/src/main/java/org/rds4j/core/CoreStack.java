@@ -255,6 +255,26 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     /**
+     * A send to an address of this same stack needs no transport, as with the kernel's loopback transport: the
+     * message is queued on the destination socket at once, and a ping is answered at once.
+     *
+     * @return the payload's length (all of it is consumed)
+     */
+    int sendLocal(ByteBuffer payload, InetSocketAddress from, InetAddress to, int dport) {
+        int len = payload.remaining();
+        counters.increment(Counter.SEND_QUEUED);
+        if (dport == 0) {
+            counters.increment(Counter.RECV_PING);
+            counters.increment(Counter.SEND_PONG);
+            deliver(from.getAddress(), from.getPort(), new InetSocketAddress(to, 0), ByteBuffer.allocate(0));
+        } else if (!deliver(to, dport, from, payload.duplicate())) {
+            counters.increment(Counter.RECV_DROP_NO_SOCK);
+        }
+        payload.position(payload.limit());
+        return len;
+    }
+
+    /**
      * Queues a copy of {@code payload} on the socket bound at {@code local:port}, as one arrival: for messages
      * between sockets of this stack, which need no transport.
      *

@@ -1,12 +1,8 @@
 package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.core.RdsCounters.Counter;
-import org.rds4j.core.cong.CongestionFrames;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
@@ -44,23 +40,18 @@ public final class ConnectionPath {
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
     /** Without an acknowledgement for this long while holding sent messages, ask again with a ping. */
     static final long ACK_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-    private static final long MAINTENANCE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final Connection connection;
     private final int index;
     private final ConnectionEnvironment env;
     private final ReconnectTimer reconnect;
     private final PingHandler pings;
-    private final CongestionFrames congestionFrames = new CongestionFrames();
-    private final long livenessNanos;
-
-    /** Bytes one transmit pass writes at most before it yields the I/O thread to other connections. */
-    static final long MAX_PASS_BYTES = 1 << 20;
+    private final PathReceiver receiver;
+    private final Liveness liveness;
 
     /** The messages on their way; under this monitor but for {@link SendQueue#push}. */
     private final SendQueue queue;
-    private final RdsHeader txHeader = new RdsHeader();
-    private final ByteBuffer txHeaderBytes = ByteBuffer.allocate(RdsHeader.SIZE);
+    private final PathTransmitter transmitter = new PathTransmitter();
 
     /** Written under the monitor; read without it by senders deciding whether the path needs connecting. */
     private volatile PathState state = PathState.DOWN;
@@ -68,24 +59,22 @@ public final class ConnectionPath {
     private boolean congestionUpdateQueued;
     private boolean shutdown;
     private boolean probeSent;
-    private long nextRxSeq;
     private long resets;
 
     /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
     private final Acknowledgements acks;
     private long lastPassEnd;
-    private long lastHeardNanos;
-    private long lastLivenessPingNanos;
-    private ScheduledFuture<?> maintenance;
 
     ConnectionPath(Connection connection, int index) {
         this.connection = connection;
         this.index = index;
         this.env = connection.env();
         this.reconnect = new ReconnectTimer(env);
-        this.pings = new PingHandler(connection);
-        this.livenessNanos = env.livenessNanos();
+
+        this.liveness = new Liveness(env);
         this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index);
+        this.receiver = new PathReceiver(this, acks);
+        this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());
     }
 
@@ -106,7 +95,7 @@ public final class ConnectionPath {
     }
 
     public synchronized long nextRxSeq() {
-        return nextRxSeq;
+        return receiver.nextRxSeq();
     }
 
     /** Messages queued and not yet written, plus written and not yet acknowledged. */
@@ -181,42 +170,13 @@ public final class ConnectionPath {
             if (pc != current || state != PathState.UP) {
                 return;
             }
-            if (congestionUpdateQueued) {
-                congestionUpdateQueued = false;
-                congestionFrames.write(connection.localMap(), sink);
-            }
-            queue.takeInbox();
-            boolean askForAck = connection.peerAcks();
-            long passStart = sink.streamOffset();
-            OutgoingMessage m;
-            while (sink.isWritable() && (m = queue.pollUnsent()) != null) {
-                if (m.owner != null && m.owner.isClosed()) {
-                    m.next = null;                     // closing a socket discards what it has queued, as the kernel
-                    m.owner.released(m, m, 1, m.length());
-                    continue;
-                }
-                if (sink.streamOffset() - passStart >= MAX_PASS_BYTES) {
-                    queue.unpoll(m);                    // bounded pass: let other connections of this thread go
-                    current.requestTransmit();
-                    break;
-                }
-                m.header(txHeader, ackValue(), askForAck);
-                txHeaderBytes.clear();
-                txHeader.encode(txHeaderBytes);
-                txHeaderBytes.flip();
-                sink.write(txHeaderBytes, m.payload);
-                acks.wrote(m);                // the h_ack just written covers everything received so far
-                if (m.retained) {
-                    queue.written(m);
-                }
+            CongestionMap map = congestionUpdateQueued ? connection.localMap() : null;
+            congestionUpdateQueued = false;
+            if (transmitter.pass(sink, queue, acks, map, receiver.ackValue(), connection.peerAcks())) {
+                current.requestTransmit();            // bounded pass: the rest after the thread's other work
             }
             lastPassEnd = sink.streamOffset();
         }
-    }
-
-    /** The cumulative acknowledgement we send: the last sequence number received on this path, 0 before any. */
-    private long ackValue() {
-        return nextRxSeq == 0 ? 0 : nextRxSeq - 1;
     }
 
     /**
@@ -258,7 +218,7 @@ public final class ConnectionPath {
     }
 
     /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
-    private void releaseUpTo(long seq) {
+    void releaseUpTo(long seq) {
         if (queue.releaseUpTo(seq)) {
             acks.progress(env.nanoTime());
         }
@@ -268,7 +228,7 @@ public final class ConnectionPath {
     void afterReceive(PathConnection pc) {
         PathConnection kick = null;
         synchronized (this) {
-            lastHeardNanos = env.nanoTime();
+            liveness.heard(env.nanoTime());
             if (pc == current && state == PathState.UP) {
                 OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks(), queue.hasUnsent());
                 if (ackOnly != null) {
@@ -284,7 +244,7 @@ public final class ConnectionPath {
     /** The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. */
     synchronized void peerRestarted() {
         int flushed = queue.flushForPeerRestart();
-        nextRxSeq = 0;
+        receiver.peerRestarted();
         acks.connectionReset();                // queued acknowledgement pings went; their ports quarantine
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does", connection, index, flushed);
@@ -300,64 +260,9 @@ public final class ConnectionPath {
 
     // ------------------------------------------------------------------------------------------------ receiving
 
-    /** Whether a message with this header would be dropped as a duplicate; a check, no state change. */
-    synchronized boolean isDuplicate(RdsHeader h) {
-        return h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0;
-    }
-
-    /**
-     * A complete message (not a congestion map) arrived on this path. The kernel's rule for duplicates: drop it if
-     * it is marked retransmitted and its number is below the next expected; otherwise take it, and expect the number
-     * after it next, even if that moves backwards (a restarted peer starts again at 1). Its h_ack releases what the
-     * peer has. Pings, pongs and probes are answered or consumed here.
-     *
-     * @return true if the message is data for the socket at its destination port: the caller delivers it
-     */
-    boolean receive(RdsHeader h) {
-        int sport = h.sourcePort();
-        int dport = h.destinationPort();
-        synchronized (this) {
-            if (h.ack() != 0) {
-                if (!connection.peerAcks()) {
-                    connection.peerAcks(true);
-                    log.debug("{} path {}: the peer acknowledges (h_ack)", connection, index);
-                }
-                releaseUpTo(h.ack());
-                env.statistics().increment(Counter.ACK_RECEIVED);
-            }
-            if (isDuplicate(h)) {
-                env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
-                return false;
-            }
-            nextRxSeq = h.sequence() + 1;
-            boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
-            acks.received(sport == 0 && dport == 0, ackRequired);
-            if (ackRequired) {
-                connection.peerAcks(true);
-            }
-            if (sport == 0) {
-                long answered = acks.pongArrived(dport);
-                if (answered > 0) {
-                    releaseUpTo(answered);          // the pong proves the peer had everything before the ping
-                    env.statistics().increment(Counter.ACK_RECEIVED);
-                }
-                if (answered != Acknowledgements.NOT_OURS) {
-                    return false;                   // ours, or a late answer from before a reset: nothing more
-                }
-            }
-        }
-        return !pings.handle(h, this);
-    }
-
-    /** A congestion map arrived: replace the peer's map and wake senders waiting on it. */
-    void receiveCongestionMap(ByteBuffer map) {
-        CongestionMap peerMap = connection.peerMap();
-        CongestionFrames.received(peerMap, map, () -> env.peerCongestionUpdated(connection.peer()));
-        env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
-        if (log.isDebugEnabled()) {
-            log.debug("{} path {}: congestion map from the peer, congested ports {}", connection, index,
-                    Arrays.toString(peerMap.congestedPorts()));
-        }
+    /** The receive side of this path; its state is under this monitor. */
+    PathReceiver receiver() {
+        return receiver;
     }
 
     // ------------------------------------------------------------------------------------------------ connecting
@@ -453,8 +358,6 @@ public final class ConnectionPath {
         reconnect.upAndCancel();
         congestionUpdateQueued = true;               // the map goes first on every new connection
         long now = env.nanoTime();
-        lastHeardNanos = now;
-        lastLivenessPingNanos = now;
         acks.progress(now);
         if (index == 0 && connection.peerPaths() == 0 && !probeSent) {
             // As the kernel does when it accepts a path of a peer whose path count it does not know: probe, so
@@ -462,7 +365,7 @@ public final class ConnectionPath {
             probeSent = true;
             enqueueLocked(pings.probe());
         }
-        startMaintenanceLocked();
+        liveness.start(now, this::maintain);
         log.debug("{} path {}: up, {}", connection, index, queue);
         return pc;
     }
@@ -479,7 +382,7 @@ public final class ConnectionPath {
             current = null;
             boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
             state = PathState.DOWN;
-            stopMaintenanceLocked();
+            liveness.stop();
             if (wasUp) {
                 resets++;
                 env.statistics().increment(Counter.CONN_RESET);
@@ -530,24 +433,6 @@ public final class ConnectionPath {
 
     // ------------------------------------------------------------------------------------------------ maintenance
 
-    private void startMaintenanceLocked() {
-        stopMaintenanceLocked();
-        long period = livenessNanos > 0 ? Math.min(MAINTENANCE_PERIOD_NANOS, livenessNanos / 4)
-                : MAINTENANCE_PERIOD_NANOS;
-        try {
-            maintenance = env.scheduler().scheduleWithFixedDelay(this::maintain, period, period,
-                    TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            maintenance = null;                      // the stack is closing
-        }
-    }
-
-    private void stopMaintenanceLocked() {
-        if (maintenance != null) {
-            maintenance.cancel(false);
-            maintenance = null;
-        }
-    }
 
     /**
      * Runs while the path is up. Asks again for an acknowledgement when sent messages have waited too long (an
@@ -563,14 +448,13 @@ public final class ConnectionPath {
                 return;
             }
             long now = env.nanoTime();
-            silent = now - lastHeardNanos;
-            if (livenessNanos > 0 && silent >= livenessNanos) {
+            silent = liveness.silentNanos(now);
+            Liveness.Verdict verdict = liveness.check(now);
+            if (verdict == Liveness.Verdict.DEAD) {
                 dead = current;
                 env.statistics().increment(Counter.CONN_DEAD_PEER);
             } else {
-                if (livenessNanos > 0 && silent >= livenessNanos / 2
-                        && now - lastLivenessPingNanos >= livenessNanos / 2) {
-                    lastLivenessPingNanos = now;
+                if (verdict == Liveness.Verdict.PING) {
                     kick = requestAckLocked(true);
                 }
                 if (kick == null && queue.hasSent() && acks.overdue(now, ACK_FALLBACK_NANOS)) {
@@ -594,7 +478,7 @@ public final class ConnectionPath {
         PathConnection pc;
         synchronized (this) {
             shutdown = true;
-            stopMaintenanceLocked();
+            liveness.stop();
             pc = current;
             queue.clear();
         }
@@ -606,6 +490,6 @@ public final class ConnectionPath {
     @Override
     public synchronized String toString() {
         return connection + " path " + index + " " + state + " " + queue + " nextRx="
-                + Long.toUnsignedString(nextRxSeq) + (connection.peerAcks() ? " peer-acks" : "");
+                + Long.toUnsignedString(receiver.nextRxSeq()) + (connection.peerAcks() ? " peer-acks" : "");
     }
 }

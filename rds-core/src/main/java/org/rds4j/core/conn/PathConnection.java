@@ -121,7 +121,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             }
             return congestionScratch.clear();
         }
-        if (h.destinationPort() == 0 || path.isDuplicate(h)) {
+        if (h.destinationPort() == 0 || path.receiver().isDuplicate(h)) {
             return null;                            // nothing to keep: skip the bytes
         }
         MessageReceiver r = receiver(h.destinationPort());
@@ -140,7 +140,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
         if (h.isCongestionMap()) {
             if (payload != null) {
-                path.receiveCongestionMap(payload);
+                path.receiver().receiveCongestionMap(payload);
             }
             return;
         }
@@ -148,7 +148,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         MessageReceiver r = pendingReceiver;
         pending = null;
         pendingReceiver = null;
-        boolean data = path.receive(h);
+        boolean data = path.receiver().receive(h);
         if (!data) {
             if (a != null) {
                 r.abandon(a);

@@ -1,0 +1,97 @@
+package org.rds4j.core.cong;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import org.rds4j.EintrException;
+import org.rds4j.EnobufsException;
+
+/**
+ * One socket's side of congestion: waiting for, or refusing to send to, a congested destination port, and the
+ * congestion monitor ({@code RDS_CONG_MONITOR}): the ports the socket was refused on are remembered in a 64-bit mask
+ * ({@code port % 64}, as the kernel's {@code rs_cong_mask}), and when a peer's map changes every remembered bit
+ * fires ({@code rs_cong_notify}), reported ahead of data by {@code receive()}.
+ *
+ * <p>Thread-safe: the mask is guarded by this object's monitor, taken inside the peer map's monitor (never the other
+ * way round).
+ */
+public final class CongestionMonitor {
+    /** How a refused or blocked send is reported, and whether the socket is still open. */
+    public interface Owner {
+        /** Throws if the socket closed meanwhile (EBADF). */
+        void checkOpen() throws IOException;
+
+        /** A non-blocking send was refused (ENOBUFS); count it. */
+        void refused();
+
+        /** A blocking send waits for the port; count it. */
+        void blocked();
+    }
+
+    private volatile boolean enabled;
+    private long mask;
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    /** RDS_CONG_MONITOR: turning it off forgets the remembered ports. */
+    public synchronized void enabled(boolean on) {
+        enabled = on;
+        if (!on) {
+            mask = 0;
+        }
+    }
+
+    /**
+     * Returns when {@code port} of the peer is not congested: at once if it is clear, after waiting for it to clear
+     * if {@code blocking} (no timeout, as the kernel; a close ends the wait), or by throwing ENOBUFS otherwise.
+     */
+    public void awaitUncongested(CongestionMap peerMap, int port, boolean blocking, Owner owner)
+            throws IOException {
+        if (!peerMap.isCongested(port)) {
+            return;
+        }
+        if (!blocking) {
+            // As the kernel: add the port to the mask, then test once more. Both happen under the map's monitor,
+            // which a map update holds while it replaces the map and fires the masks, so exactly one of two things
+            // is true: the update came after the bit (and fires it), or before (and the re-test sees it, sending if
+            // the port cleared). No notification is lost, and none fires for the map that refused us.
+            synchronized (peerMap) {
+                boolean monitoring;
+                synchronized (this) {
+                    monitoring = enabled;
+                    if (monitoring) {
+                        mask |= 1L << (port % 64);
+                    }
+                }
+                if (monitoring && !peerMap.isCongested(port)) {
+                    return;
+                }
+            }
+            owner.refused();
+            throw new EnobufsException("port " + port + " of the destination is congested: its receiver is behind;"
+                    + " retry later or send blocking");
+        }
+        owner.blocked();
+        try {
+            // Like the kernel, no timeout applies here; wake now and then to notice a close.
+            while (!peerMap.awaitClear(port, TimeUnit.MILLISECONDS.toNanos(100))) {
+                owner.checkOpen();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EintrException("interrupted while waiting for a congested port; nothing was sent");
+        }
+        owner.checkOpen();
+    }
+
+    /** A peer's map changed: the remembered ports fire. Returns them (a mask), or 0 if none or monitoring is off. */
+    public synchronized long peerMapChanged() {
+        if (!enabled || mask == 0) {
+            return 0;
+        }
+        long fired = mask;
+        mask = 0;
+        return fired;
+    }
+}

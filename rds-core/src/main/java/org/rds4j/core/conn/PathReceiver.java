@@ -1,0 +1,115 @@
+package org.rds4j.core.conn;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.cong.CongestionFrames;
+import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.wire.RdsHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a path does with each message that arrives on it, the kernel's {@code rds_recv_incoming} for one path: the
+ * duplicate rule and the next expected number, the acknowledgements the header carries, pongs to our pings, pings
+ * and probes, and congestion maps. State is guarded by the path's monitor.
+ */
+final class PathReceiver {
+    private static final Logger log = LoggerFactory.getLogger(PathReceiver.class);
+
+    private final ConnectionPath path;
+    private final Connection connection;
+    private final ConnectionEnvironment env;
+    private final Acknowledgements acks;
+    private final PingHandler pings;
+    private long nextRxSeq;
+
+    PathReceiver(ConnectionPath path, Acknowledgements acks) {
+        this.path = path;
+        this.connection = path.connection();
+        this.env = connection.env();
+        this.acks = acks;
+        this.pings = new PingHandler(connection);
+    }
+
+    PingHandler pings() {
+        return pings;
+    }
+
+    /** The next sequence number expected (the last received + 1), 0 before any. Under the path's monitor. */
+    long nextRxSeq() {
+        return nextRxSeq;
+    }
+
+    /** The peer restarted: it numbers from 1 again. Under the path's monitor. */
+    void peerRestarted() {
+        nextRxSeq = 0;
+    }
+
+    /** The cumulative acknowledgement we send: the last sequence number received on this path, 0 before any. */
+    long ackValue() {
+        return nextRxSeq == 0 ? 0 : nextRxSeq - 1;
+    }
+
+    /** Whether a message with this header would be dropped as a duplicate; a check, no state change. */
+    boolean isDuplicate(RdsHeader h) {
+        synchronized (path) {
+            return h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0;
+        }
+    }
+
+    /**
+     * A complete message (not a congestion map) arrived. The kernel's rule for duplicates: drop it if it is marked
+     * retransmitted and its number is below the next expected; otherwise take it, and expect the number after it
+     * next, even if that moves backwards (a restarted peer starts again at 1). Its h_ack releases what the peer has.
+     * Pings, pongs and probes are answered or consumed here.
+     *
+     * @return true if the message is data for the socket at its destination port: the caller delivers it
+     */
+    boolean receive(RdsHeader h) {
+        int sport = h.sourcePort();
+        int dport = h.destinationPort();
+        synchronized (path) {
+            if (h.ack() != 0) {
+                if (!connection.peerAcks()) {
+                    connection.peerAcks(true);
+                    log.debug("{}: the peer acknowledges (h_ack)", path);
+                }
+                path.releaseUpTo(h.ack());
+                env.statistics().increment(Counter.ACK_RECEIVED);
+            }
+            if (h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0) {
+                env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
+                return false;
+            }
+            nextRxSeq = h.sequence() + 1;
+            boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
+            acks.received(sport == 0 && dport == 0, ackRequired);
+            if (ackRequired) {
+                connection.peerAcks(true);
+            }
+            if (sport == 0) {
+                long answered = acks.pongArrived(dport);
+                if (answered > 0) {
+                    path.releaseUpTo(answered);     // the pong proves the peer had everything before the ping
+                    env.statistics().increment(Counter.ACK_RECEIVED);
+                }
+                if (answered != Acknowledgements.NOT_OURS) {
+                    return false;                   // ours, or a late answer from before a reset: nothing more
+                }
+            }
+        }
+        return !pings.handle(h, path);
+    }
+
+    /** A congestion map arrived: replace the peer's map and wake senders waiting on it. */
+    void receiveCongestionMap(ByteBuffer map) {
+        CongestionMap peerMap = connection.peerMap();
+        CongestionFrames.received(peerMap, map, () -> env.peerCongestionUpdated(connection.peer()));
+        env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
+        if (log.isDebugEnabled()) {
+            log.debug("{}: congestion map from the peer, congested ports {}", path,
+                    Arrays.toString(peerMap.congestedPorts()));
+        }
+    }
+}

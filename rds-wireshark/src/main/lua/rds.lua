@@ -267,7 +267,7 @@ local function dissect_message(tvb, pinfo, tree)
     flags_item:add(f.flag_retrans, tvb(24, 1))
     flags_item:add(f.flag_extext, tvb(24, 1))
     flags_item:add(f.flag_unknown, tvb(24, 1))
-    local names_item = flags_item:add(f.flag_names, tvb(24, 1), names)
+    local names_item = flags_item:add(f.flag_names, tvb(24, 1), names ~= "" and names or "none")
     names_item:set_generated()
     if band(flags, 0xFF - KNOWN_FLAGS) ~= 0 then
         flags_item:add_proto_expert_info(e.unknown_flags,

@@ -21,12 +21,12 @@ import org.rds4j.core.wire.RdsProtocolException;
  * for every TCP direction to or from the RDS port the messages it dissects (h_sequence, h_len, h_sport, h_dport,
  * h_flags, extension headers, kind) must be exactly those rds4j's codec reads from the same file, in order.
  */
-final class DissectorCheck {
-    static final int RDS_TCP_PORT = 16385;
+public final class DissectorCheck {
+    public static final int RDS_TCP_PORT = 16385;
 
     /** What a check found: the packets tshark reported and the streams the codec read. */
-    record Result(String capture, List<Tshark.Packet> packets, Map<String, Stream> codec, int frames) {
-        String summary() {
+    public record Result(String capture, List<Tshark.Packet> packets, Map<String, Stream> codec, int frames) {
+        public String summary() {
             long streams = codec.values().stream().filter(s -> !s.frames().isEmpty()).count();
             return capture + ": " + frames + " RDS frames in " + streams + " streams, tshark = codec, "
                     + packets.size() + " packets, no malformed packet, no Lua error";
@@ -36,8 +36,18 @@ final class DissectorCheck {
     private DissectorCheck() {
     }
 
-    static Result check(Path tshark, Path capture, Path work, int rdsPort, String... tsharkOptions)
+    public static Result check(Path tshark, Path capture, Path work, int rdsPort, String... tsharkOptions)
             throws IOException, InterruptedException, RdsProtocolException {
+        return check(tshark, capture, work, rdsPort, false, tsharkOptions);
+    }
+
+    /**
+     * As {@link #check(Path, Path, Path, int, String...)}; with {@code onlyFromStart}, the messages of connections
+     * whose opening the capture missed are not compared (a live capture may begin in the middle of one, where
+     * neither reader can find the message boundaries); malformed packets and Lua errors count everywhere.
+     */
+    public static Result check(Path tshark, Path capture, Path work, int rdsPort, boolean onlyFromStart,
+            String... tsharkOptions) throws IOException, InterruptedException, RdsProtocolException {
         String name = capture.getFileName().toString();
         List<Tshark.Packet> packets = Tshark.dissect(tshark, capture, work, tsharkOptions);
         List<String> errors = new ArrayList<>();
@@ -57,7 +67,15 @@ final class DissectorCheck {
                 dissected.computeIfAbsent(p.direction(), k -> new ArrayList<>()).addAll(p.frames());
             }
         }
-        Map<String, Stream> codec = CodecFrames.read(Files.readAllBytes(capture), rdsPort);
+        Map<String, Stream> codec = new LinkedHashMap<>(CodecFrames.read(Files.readAllBytes(capture), rdsPort));
+        if (onlyFromStart) {
+            for (Stream s : List.copyOf(codec.values())) {
+                if (!s.fromStart()) {
+                    codec.remove(s.name());
+                    dissected.remove(s.name());
+                }
+            }
+        }
         int frames = 0;
         for (Stream s : codec.values()) {
             List<Frame> got = dissected.getOrDefault(s.name(), List.of());

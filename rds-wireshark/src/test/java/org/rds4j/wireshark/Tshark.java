@@ -24,7 +24,7 @@ import org.rds4j.core.wire.CodecFrames.Frame;
  * empty home directory (no personal plugins or preferences, so an installed copy of rds.lua cannot clash), with a
  * time limit, and is killed if it overruns.
  */
-final class Tshark {
+public final class Tshark {
     /** Expert severity "Error" in tshark's {@code _ws.expert.severity}: a Lua error or a malformed packet. */
     static final int SEVERITY_ERROR = 0x00800000;
     private static final long TIMEOUT_SECONDS = 300;
@@ -35,7 +35,7 @@ final class Tshark {
             "rds.kind", "_ws.malformed", "_ws.expert.severity", "_ws.col.Info", "_ws.expert.message");
 
     /** One packet: its TCP direction, the RDS messages dissected in it, and any trouble reported. */
-    record Packet(int number, String direction, List<Frame> frames, boolean malformed, List<Integer> severities,
+    public record Packet(int number, String direction, List<Frame> frames, boolean malformed, List<Integer> severities,
             String info, String expertMessages) {
         boolean hasError() {
             return malformed || severities.stream().anyMatch(s -> s >= SEVERITY_ERROR)
@@ -47,7 +47,7 @@ final class Tshark {
     }
 
     /** The tshark executable: $TSHARK, else the first on the PATH; null if there is none. */
-    static Path find() {
+    public static Path find() {
         String configured = System.getenv("TSHARK");
         if (configured != null && !configured.isBlank()) {
             return Paths.get(configured);
@@ -65,7 +65,7 @@ final class Tshark {
      * The tshark to use. Without one the test fails when the environment variable CI is set (CI must run the
      * check), and is skipped otherwise.
      */
-    static Path require() {
+    public static Path require() {
         Path tshark = find();
         if (tshark == null) {
             String message = "tshark is not installed (apt-get install tshark, or set TSHARK to its path): the"

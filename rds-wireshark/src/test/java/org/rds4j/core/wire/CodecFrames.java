@@ -23,8 +23,11 @@ public final class CodecFrames {
         }
     }
 
-    /** One direction of a TCP connection: its messages, and what the reader saw of it. */
-    public record Stream(String name, List<Frame> frames, int holes, boolean endsInsideMessage) {
+    /**
+     * One direction of a TCP connection: its messages, and what the reader saw of it. {@code fromStart}: the
+     * connection's opening SYN is in the capture, so the stream is read from its first byte.
+     */
+    public record Stream(String name, List<Frame> frames, int holes, boolean endsInsideMessage, boolean fromStart) {
     }
 
     private CodecFrames() {
@@ -36,7 +39,10 @@ public final class CodecFrames {
      */
     public static Map<String, Stream> read(byte[] pcap, int rdsPort) throws RdsProtocolException {
         Map<String, Stream> out = new LinkedHashMap<>();
-        for (Direction d : PcapTcpStreams.read(pcap).directions()) {
+        PcapTcpStreams streams = PcapTcpStreams.read(pcap);
+        Map<String, Direction> byName = new LinkedHashMap<>();
+        streams.directions().forEach(d -> byName.put(d.name(), d));
+        for (Direction d : streams.directions()) {
             if (d.sourcePort != rdsPort && d.destinationPort != rdsPort) {
                 continue;
             }
@@ -57,7 +63,10 @@ public final class CodecFrames {
             for (byte[] chunk : d.chunks) {
                 decoder.decode(ByteBuffer.wrap(chunk), listener);
             }
-            out.put(d.name(), new Stream(d.name(), frames, d.holes, decoder.inMessage()));
+            Direction reverse = byName.get(d.destination + ":" + d.destinationPort + "->" + d.source + ":"
+                    + d.sourcePort);
+            boolean fromStart = d.opened || (reverse != null && reverse.opened);
+            out.put(d.name(), new Stream(d.name(), frames, d.holes, decoder.inMessage(), fromStart));
         }
         return out;
     }

@@ -35,8 +35,8 @@ public final class Tshark {
             "rds.kind", "_ws.malformed", "_ws.expert.severity", "_ws.col.Info", "_ws.expert.message");
 
     /** One packet: its TCP direction, the RDS messages dissected in it, and any trouble reported. */
-    public record Packet(int number, String direction, List<Frame> frames, boolean malformed, List<Integer> severities,
-            String info, String expertMessages) {
+    public record Packet(int number, String direction, List<Frame> frames, boolean malformed,
+            List<Integer> severities, String info, String expertMessages) {
         boolean hasError() {
             return malformed || severities.stream().anyMatch(s -> s >= SEVERITY_ERROR)
                     || expertMessages.contains("Lua Error");
@@ -46,11 +46,12 @@ public final class Tshark {
     private Tshark() {
     }
 
-    /** The tshark executable: $TSHARK, else the first on the PATH; null if there is none. */
+    /** The tshark executable: $TSHARK (null if that is not executable), else the first on the PATH, else null. */
     public static Path find() {
         String configured = System.getenv("TSHARK");
         if (configured != null && !configured.isBlank()) {
-            return Paths.get(configured);
+            Path p = Paths.get(configured);
+            return Files.isExecutable(p) ? p : null;
         }
         for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             Path p = Paths.get(dir.isEmpty() ? "." : dir, "tshark");

@@ -107,6 +107,9 @@ local e = {
 rds.experts = { e.len_too_large, e.unknown_flags, e.cong_len, e.retransmitted, e.ext_unknown }
 
 rds.prefs.ports = Pref.range("TCP ports", DEFAULT_PORTS, "TCP ports carrying RDS (default 16385)", 65535)
+rds.prefs.reassemble_oversized = Pref.bool("Reassemble messages above 1 MiB", true,
+        "Wait for all h_len bytes of a message announcing more than 1 MiB, as the kernel does; off: show its header"
+        .. " at once and do not take its payload (the stream cannot be framed after it)")
 rds.prefs.max_listed = Pref.uint("Congested ports listed", 64,
         "How many congested ports a congestion map lists in the Info column and the tree")
 
@@ -230,8 +233,14 @@ local function ports_text(ports, limit)
     return s
 end
 
+-- The length of the message at offset, header included. Like the kernel's receiver, the dissector reads as many
+-- payload bytes as h_len says, however many; the preference below shows an oversized header at once instead.
 local function message_len(tvb, pinfo, offset)
-    return HEADER_SIZE + tvb(offset + 16, 4):uint()
+    local len = tvb(offset + 16, 4):uint()
+    if len > MAX_MESSAGE and not rds.prefs.reassemble_oversized then
+        return HEADER_SIZE
+    end
+    return math.min(HEADER_SIZE + len, 0x7FFFFFFF)   -- Wireshark counts PDU lengths in signed 32 bits
 end
 
 local function dissect_message(tvb, pinfo, tree)
@@ -243,7 +252,8 @@ local function dissect_message(tvb, pinfo, tree)
     local flags = tvb(24, 1):uint()
     local kind = kind_of(flags, sport, dport)
 
-    local root = tree:add(rds, tvb(0, HEADER_SIZE + len))
+    local have = tvb:len() - HEADER_SIZE
+    local root = tree:add(rds, tvb(0, HEADER_SIZE + math.min(len, have)))
     root:add(f.seq, tvb(0, 8))
     root:add(f.ack, tvb(8, 8))
     local len_item = root:add(f.len, tvb(16, 4))
@@ -251,6 +261,7 @@ local function dissect_message(tvb, pinfo, tree)
         len_item:add_proto_expert_info(e.len_too_large,
                 string.format("h_len %d is above the 1 MiB (%d) limit of RDS senders", len, MAX_MESSAGE))
     end
+    local shown = math.min(len, have)   -- less than h_len only for an oversized message not reassembled
     root:add(f.sport, tvb(20, 2))
     root:add(f.dport, tvb(22, 2))
     local hidden = root:add(f.port, tvb(20, 2))
@@ -303,14 +314,14 @@ local function dissect_message(tvb, pinfo, tree)
             info = info .. ": congested " .. text
         else
             root:add_proto_expert_info(e.cong_len)
-            if len > 0 then
-                root:add(f.payload, tvb(HEADER_SIZE, len))
+            if shown > 0 then
+                root:add(f.payload, tvb(HEADER_SIZE, shown))
             end
             info = info .. string.format(" of %d bytes", len)
         end
     else
-        if len > 0 then
-            root:add(f.payload, tvb(HEADER_SIZE, len))
+        if shown > 0 then
+            root:add(f.payload, tvb(HEADER_SIZE, shown))
         end
         if kind == "ACK_ONLY" then
             info = info .. " ack=" .. tostring(ack)
@@ -338,7 +349,7 @@ local function dissect_message(tvb, pinfo, tree)
     else
         pinfo.cols.info:append(", " .. info)
     end
-    return HEADER_SIZE + len
+    return HEADER_SIZE + shown
 end
 
 function rds.dissector(tvb, pinfo, tree)

@@ -139,4 +139,29 @@ class SyntheticCaptureTest {
                 20000, "-o", "rds.ports:16385,20000");
         assertEquals(11, on.frames());
     }
+
+    /**
+     * A header announcing 4 GiB: by default the dissector waits for the payload as the kernel would (no error, no
+     * message yet); with the preference off it shows the header at once, flagged, and nothing is malformed.
+     */
+    @Test
+    void aHeaderAnnouncingGigabytesIsNeitherMalformedNorLost() throws Exception {
+        Path tshark = Tshark.require();
+        Path pcap = work.resolve("huge.pcap");
+        byte[] header = new byte[RdsHeader.SIZE];
+        header(1, 0xFFFF_FFF0L, 4001, 4000, 0).encode(ByteBuffer.wrap(header));
+        new PcapWriter(CLIENT, 40001, SERVER, DissectorCheck.RDS_TCP_PORT).handshake()
+                .send(true, concat(header, new byte[100])).send(true, new byte[100]).write(pcap);
+
+        DissectorCheck.Result waiting = DissectorCheck.check(tshark, pcap,
+                Files.createDirectories(work.resolve("wait")), DissectorCheck.RDS_TCP_PORT);
+        assertEquals(0, waiting.frames());
+
+        List<Tshark.Packet> shown = Tshark.dissect(tshark, pcap, Files.createDirectories(work.resolve("show")),
+                "-o", "rds.reassemble_oversized:FALSE");
+        Tshark.Packet first = shown.stream().filter(p -> !p.frames().isEmpty()).findFirst().orElseThrow();
+        assertEquals(0xFFFF_FFF0L, first.frames().get(0).len());
+        assertTrue(first.expertMessages().contains("h_len 4294967280 is above the 1 MiB"), first.expertMessages());
+        assertTrue(shown.stream().noneMatch(Tshark.Packet::hasError), "no malformed packet, no Lua error");
+    }
 }

@@ -23,7 +23,7 @@ die() { echo "setup: ERROR: $*" >&2; exit 1; }
 # --- 1. packages -----------------------------------------------------------
 # Checked one by one so a machine that already has them never touches apt.
 PKGS=(linux-image-amd64 qemu-system-x86 busybox-static gcc libc6-dev iproute2
-      cpio gzip kmod xz-utils util-linux coreutils procps)
+      cpio gzip kmod xz-utils util-linux coreutils procps tcpdump)
 missing=()
 for p in "${PKGS[@]}"; do
     st="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"

@@ -11,12 +11,22 @@ import org.HdrHistogram.Histogram;
  * <p>Phase sizes come from the warm-up: the warm-up runs throughput batches of growing size until its time is up, and
  * the last batch's rate sets the measured phase's message count so that it lasts about {@code --duration}. The same
  * goes for round trips, with half the times. {@code --count} (and {@code --quick}) fix the counts instead.
+ *
+ * <p>The warm-up also lasts until enough messages went through for the JIT to have compiled the hot paths (a library
+ * with deep call stacks, such as Netty, needs many invocations before C2 is done, and a slow machine reaches them
+ * late), but never longer than {@link #WARMUP_STRETCH} times {@code --warmup}.
  */
 final class CellRunner {
     private static final long MIN_MESSAGES = 16;
     private static final long MAX_MESSAGES = 50_000_000;
     private static final long MIN_ROUND_TRIPS = 100;
     private static final long MAX_ROUND_TRIPS = 5_000_000;
+    /** Messages (and round trips) a warm-up wants at least, if time allows: past C2's compile thresholds. */
+    private static final long WARMUP_MESSAGES = 20_000;
+    private static final long WARMUP_ROUND_TRIPS = 5_000;
+    /** Warm-up bytes are capped, so that large messages are not held to the message count. */
+    private static final long WARMUP_BYTES = 256L << 20;
+    private static final int WARMUP_STRETCH = 3;
 
     private final Settings settings;
 
@@ -76,15 +86,18 @@ final class CellRunner {
         }
         long batch = MIN_MESSAGES;
         double rate = 0;
-        long deadline = System.nanoTime() + settings.warmupNanos();
+        long start = System.nanoTime();
+        long wanted = Math.min(WARMUP_MESSAGES, WARMUP_BYTES / size);
+        long warmed = 0;
         do {
             long t = runThroughput(phases, throughput, seq, batch, size);
+            warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             // Grow until a batch takes a tenth of the warm-up: a short batch's rate is mostly start-up and ack.
             if (t < settings.warmupNanos() / 10 && batch < MAX_MESSAGES) {
                 batch *= 2;
             }
-        } while (System.nanoTime() < deadline);
+        } while (warmingUp(start, settings.warmupNanos(), warmed, wanted));
         if (settings.fixedCount() > 0) {
             return settings.fixedCount();
         }
@@ -108,14 +121,17 @@ final class CellRunner {
         long batch = 8;
         double rate = 0;
         long warmup = settings.warmupNanos() / 2;
-        long deadline = System.nanoTime() + warmup;
+        long start = System.nanoTime();
+        long wanted = Math.min(WARMUP_ROUND_TRIPS, WARMUP_BYTES / size);
+        long warmed = 0;
         do {
             long t = runRoundTrips(phases, roundTrips, seq, batch, size);
+            warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             if (t < warmup / 10 && batch < MAX_ROUND_TRIPS) {
                 batch *= 2;
             }
-        } while (System.nanoTime() < deadline);
+        } while (warmingUp(start, warmup, warmed, wanted));
         if (settings.fixedCount() > 0) {
             return settings.fixedCount();
         }
@@ -127,6 +143,12 @@ final class CellRunner {
         long first = seq.take(n);
         return phases.run("round-trip warm-up", () -> roundTrips.echo(first, n), () -> roundTrips.ping(first, n, null),
                 settings.phaseTimeoutNanos(2 * n, size));
+    }
+
+    /** Until the warm-up time is up and enough messages went through, or the time is up {@code WARMUP_STRETCH} times. */
+    private static boolean warmingUp(long start, long warmupNanos, long warmed, long wanted) {
+        long elapsed = System.nanoTime() - start;
+        return elapsed < warmupNanos || (warmed < wanted && elapsed < WARMUP_STRETCH * warmupNanos);
     }
 
     private static long clamp(long v, long min, long max) {

@@ -65,8 +65,8 @@ public final class BenchMain {
             svg = o.markdown.resolveSibling(name);
         }
         if (svg != null) {
-            String title = "rds4j bench: msgs/s" + (outcome.runs().size() > 1 ? " (median of "
-                    + outcome.runs().size() + " runs)" : "") + ", longer is better";
+            String title = "rds4j bench" + (outcome.runs().size() > 1 ? " (median of " + outcome.runs().size()
+                    + " runs)" : "") + ": messages per second, longer is better";
             writeFile(svg, SvgChart.of(outcome.reported(), title), out);
         }
         if (o.markdown != null) {

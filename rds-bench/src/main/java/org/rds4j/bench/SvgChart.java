@@ -12,7 +12,7 @@ import java.util.Map;
  * would flatten the large sizes). The value is printed at each bar, so the chart needs no axis.
  */
 final class SvgChart {
-    private static final int WIDTH = 760;
+    private static final int WIDTH = 820;
     private static final int LABEL = 130;
     private static final int BAR_MAX = 460;
     private static final int BAR = 16;

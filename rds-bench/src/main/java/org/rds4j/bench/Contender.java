@@ -2,8 +2,15 @@ package org.rds4j.bench;
 
 /**
  * One way of moving messages between two endpoints on this machine: raw NIO, Netty, Aeron, rds4j over a transport.
- * Each is one class; a future variant (a busy-polling rds4j stack, TLS, eight socket pairs over one or eight paths)
- * is one more class added to {@link Contenders#all()}.
+ * Each is one class; a future variant is one more instance or class added to {@link Contenders#all()}:
+ *
+ * <ul>
+ *   <li>a busy-polling rds4j stack, or TLS: {@code new Rds4jContender(transport, name, builder -> ...)}, which
+ *       adjusts both stacks' {@code RdsStackConfig};
+ *   <li>eight socket pairs over one path or eight: a link whose endpoint sends message <i>i</i> on pair
+ *       <i>i</i> mod 8 and receives message <i>i</i> from pair <i>i</i> mod 8. Each pair keeps its own order, so
+ *       the harness still sees one ordered stream and its sequence check still holds.
+ * </ul>
  */
 public interface Contender {
 

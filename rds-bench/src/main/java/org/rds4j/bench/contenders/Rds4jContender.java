@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
@@ -30,14 +31,27 @@ public final class Rds4jContender implements Contender {
     private static final int PORT_ATTEMPTS = 5;
 
     private final String transport;
+    private final String name;
+    private final UnaryOperator<RdsStackConfig.Builder> tuning;
 
+    /** rds4j with the default stack settings over {@code transport}, named {@code rds4j-TRANSPORT}. */
     public Rds4jContender(String transport) {
+        this(transport, "rds4j-" + transport, UnaryOperator.identity());
+    }
+
+    /**
+     * A variant: {@code tuning} adjusts both stacks' configuration, for instance a future busy-polling switch
+     * ({@code new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true))}) or TLS properties.
+     */
+    public Rds4jContender(String transport, String name, UnaryOperator<RdsStackConfig.Builder> tuning) {
         this.transport = transport;
+        this.name = name;
+        this.tuning = tuning;
     }
 
     @Override
     public String name() {
-        return "rds4j-" + transport;
+        return name;
     }
 
     @Override
@@ -74,12 +88,12 @@ public final class Rds4jContender implements Contender {
         throw last;
     }
 
-    private RdsStack stack(String name, InetAddress address, int tcpPort, int buffer, List<AutoCloseable> opened) {
-        RdsStack s = RdsStack.create(RdsStackConfig.builder()
-                .name(name)
+    private RdsStack stack(String stackName, InetAddress address, int tcpPort, int buffer, List<AutoCloseable> opened) {
+        RdsStack s = RdsStack.create(tuning.apply(RdsStackConfig.builder()
+                .name(stackName)
                 .address(address)
                 .tcpPort(tcpPort)
-                .defaultTransport(transport)
+                .defaultTransport(transport))
                 .build());
         opened.add(s);
         return s;
@@ -105,7 +119,8 @@ public final class Rds4jContender implements Contender {
             try (ServerSocket probe = new ServerSocket(0, 1, a)) {
                 port = probe.getLocalPort();
             }
-            try (ServerSocket probe = new ServerSocket(port, 1, b)) {
+            try {
+                new ServerSocket(port, 1, b).close();
                 return port;
             } catch (IOException taken) {
                 // Try another.

@@ -1,0 +1,107 @@
+package org.rds4j.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the whole table (every size, every contender) as many times as asked, printing each run's table and, for
+ * several runs, the medians with their spreads and the issue's stability check.
+ */
+final class Bench {
+    /** The stability criterion: rds4j's 64 B msgs/s and RTT p50 stay within this of their median. */
+    static final double STABLE_PCT = 15;
+
+    /** Every cell of every run, and the rows reported. */
+    record Outcome(List<List<CellResult>> cells, List<List<Row>> runs, List<Row> medians) {
+        boolean allOk() {
+            return cells.stream().flatMap(List::stream).allMatch(CellResult::ok);
+        }
+
+        /** The rows of the final table: the medians with several runs, else the one run's. */
+        List<Row> reported() {
+            return runs.size() > 1 ? medians : runs.get(0);
+        }
+    }
+
+    private Bench() {
+    }
+
+    static Outcome run(BenchOptions o, PrintStream out, PrintStream progress) {
+        List<Contender> contenders = Contenders.select(o.only);
+        CellRunner runner = new CellRunner(o.settings());
+        out.println("rds4j bench: sizes " + o.sizes.stream().map(Sizes::format).toList() + ", " + o.runs
+                + " run(s), " + (o.quick ? "quick" : o.count > 0 ? o.count + " messages per phase"
+                        : String.format(Locale.ROOT, "%.2f s per throughput phase", o.durationNanos / 1e9)));
+        for (Contender c : contenders) {
+            out.println("  " + c.name() + ": " + c.description());
+        }
+        out.flush();
+        List<List<CellResult>> cells = new ArrayList<>();
+        List<List<Row>> runs = new ArrayList<>();
+        for (int run = 1; run <= o.runs; run++) {
+            List<CellResult> results = new ArrayList<>();
+            for (int size : o.sizes) {
+                for (Contender c : contenders) {
+                    long t0 = System.nanoTime();
+                    CellResult r = runner.run(c, size);
+                    results.add(r);
+                    progress.printf(Locale.ROOT, "bench: run %d/%d %-8s %-15s %s (%.1f s)%n", run, o.runs,
+                            Sizes.format(size), c.name(), r.ok() ? String.format(Locale.ROOT, "%,.0f msgs/s",
+                                    r.msgsPerSecond()) : "FAILED: " + r.error(), (System.nanoTime() - t0) / 1e9);
+                    progress.flush();
+                }
+            }
+            cells.add(results);
+            List<Row> rows = results.stream().map(Row::of).toList();
+            runs.add(rows);
+            out.println();
+            out.println("run " + run + " of " + o.runs + ":");
+            out.print(ResultTable.of(rows).plain());
+            ResultTable.failures(rows).forEach(out::println);
+            out.flush();
+        }
+        List<Row> medians = medians(cells);
+        if (o.runs > 1) {
+            out.println();
+            out.println("medians of " + o.runs + " runs (+-%: largest distance of a run from the median):");
+            out.print(ResultTable.of(medians).plain());
+            for (String line : stability(medians)) {
+                out.println(line);
+            }
+        }
+        out.flush();
+        return new Outcome(cells, runs, medians);
+    }
+
+    private static List<Row> medians(List<List<CellResult>> cells) {
+        Map<String, List<CellResult>> byCell = new LinkedHashMap<>();
+        for (List<CellResult> run : cells) {
+            for (CellResult r : run) {
+                byCell.computeIfAbsent(r.size() + "/" + r.contender(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        List<Row> out = new ArrayList<>();
+        for (List<CellResult> cell : byCell.values()) {
+            out.add(Row.median(cell));
+        }
+        return out;
+    }
+
+    /** The stability check, for rds4j's contenders at 64 B. */
+    static List<String> stability(List<Row> medians) {
+        List<String> out = new ArrayList<>();
+        for (Row r : medians) {
+            if (r.size() == 64 && r.contender().startsWith("rds4j") && r.ok()) {
+                boolean stable = r.msgsSpreadPct() <= STABLE_PCT && r.p50SpreadPct() <= STABLE_PCT;
+                out.add(String.format(Locale.ROOT, "stability %s 64 B over %d runs: msgs/s +-%.1f %%, RTT p50 "
+                        + "+-%.1f %%: %s", r.contender(), r.runs(), r.msgsSpreadPct(), r.p50SpreadPct(),
+                        stable ? "within +-15 %" : "NOT within +-15 %"));
+            }
+        }
+        return out;
+    }
+}

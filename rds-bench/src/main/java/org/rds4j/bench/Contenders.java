@@ -1,0 +1,56 @@
+package org.rds4j.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.rds4j.bench.contenders.AeronContender;
+import org.rds4j.bench.contenders.NettyContender;
+import org.rds4j.bench.contenders.NioContender;
+import org.rds4j.bench.contenders.Rds4jContender;
+
+/** The contenders, in table order. The first, packed raw NIO, is the reference every ratio is taken against. */
+public final class Contenders {
+    /** The physical reference of every ratio. */
+    public static final String REFERENCE = "nio-packed";
+    /** rds4j's loopback transport is compared with Aeron's in-process transport too. */
+    public static final String AERON_IPC = "aeron-ipc";
+
+    private Contenders() {
+    }
+
+    /** Every contender, in the order of the table. */
+    public static List<Contender> all() {
+        return List.of(
+                new NioContender(true),
+                new NioContender(false),
+                new NettyContender(),
+                new AeronContender(false),
+                new AeronContender(true),
+                new Rds4jContender("tcp"),
+                new Rds4jContender("loopback"));
+    }
+
+    /** The contenders named in {@code names} (all when empty), in table order; unknown names are an error. */
+    public static List<Contender> select(List<String> names) {
+        Map<String, Contender> byName = new LinkedHashMap<>();
+        for (Contender c : all()) {
+            byName.put(c.name(), c);
+        }
+        if (names.isEmpty()) {
+            return new ArrayList<>(byName.values());
+        }
+        for (String n : names) {
+            if (!byName.containsKey(n)) {
+                throw new IllegalArgumentException("unknown contender '" + n + "'; known: " + byName.keySet());
+            }
+        }
+        List<Contender> out = new ArrayList<>();
+        for (Contender c : byName.values()) {
+            if (names.contains(c.name())) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,71 @@
+package org.rds4j.bench.contenders;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import org.rds4j.bench.Contender;
+import org.rds4j.bench.Endpoint;
+import org.rds4j.bench.Link;
+
+/**
+ * The physical reference: one TCP connection on 127.0.0.1 between two blocking {@link SocketChannel}s, each message
+ * preceded by a 4-byte length. Packed, messages are gathered into writes of up to 64 KiB (what the machine can do
+ * when nobody pays per message); unpacked, every message is one gathering write (what a syscall per message costs).
+ */
+public final class NioContender implements Contender {
+    private final boolean packed;
+
+    public NioContender(boolean packed) {
+        this.packed = packed;
+    }
+
+    @Override
+    public String name() {
+        return packed ? "nio-packed" : "nio-per-msg";
+    }
+
+    @Override
+    public String description() {
+        return packed
+                ? "blocking SocketChannel pair on 127.0.0.1, 4-byte length prefix, messages packed into writes of up "
+                        + "to 64 KiB"
+                : "blocking SocketChannel pair on 127.0.0.1, 4-byte length prefix, one write per message";
+    }
+
+    @Override
+    public Link open(int maxMessageSize) throws IOException {
+        InetAddress localhost = InetAddress.getByName("127.0.0.1");
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress(localhost, 0));
+            SocketChannel a = SocketChannel.open(server.getLocalAddress());
+            SocketChannel b = null;
+            try {
+                b = server.accept();
+                for (SocketChannel c : new SocketChannel[] {a, b}) {
+                    // Small messages must not wait for Nagle in the round trips; every contender turns it off.
+                    c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                }
+                NioEndpoint ea = new NioEndpoint(a, packed);
+                NioEndpoint eb = new NioEndpoint(b, packed);
+                return new NioLink(ea, eb);
+            } catch (IOException | RuntimeException e) {
+                a.close();
+                if (b != null) {
+                    b.close();
+                }
+                throw e;
+            }
+        }
+    }
+
+    private record NioLink(NioEndpoint a, NioEndpoint b) implements Link {
+        @Override
+        public void close() {
+            a.close();
+            b.close();
+        }
+    }
+}

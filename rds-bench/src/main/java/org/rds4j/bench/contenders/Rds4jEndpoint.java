@@ -1,0 +1,48 @@
+package org.rds4j.bench.contenders;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
+import org.rds4j.RdsSocket;
+import org.rds4j.bench.Endpoint;
+
+/**
+ * One rds4j socket talking to one peer: {@code send(ByteBuffer, destination)} from the harness's reused buffer, and the
+ * zero-allocation {@code receive(ByteBuffer, RdsMessageInfo, flags)} into the harness's reused buffer with one reused
+ * {@link RdsMessageInfo}. A notification instead of data, a message from elsewhere, or a truncated message fails the
+ * cell.
+ */
+final class Rds4jEndpoint implements Endpoint {
+    private final RdsSocket socket;
+    private final InetSocketAddress peer;
+    private final RdsMessageInfo info = new RdsMessageInfo();
+
+    Rds4jEndpoint(RdsSocket socket, InetSocketAddress peer) {
+        this.socket = socket;
+        this.peer = peer;
+    }
+
+    @Override
+    public void send(ByteBuffer message) throws IOException {
+        socket.send(message, peer);
+    }
+
+    @Override
+    public int receive(ByteBuffer dst) throws IOException {
+        dst.clear();
+        socket.receive(dst, info, 0);
+        if (info.kind() != RdsDatagram.Kind.DATA) {
+            throw new IOException("expected a message, got a " + info.kind() + " notification");
+        }
+        if (info.truncated()) {
+            throw new IOException("a message of " + info.length() + " bytes does not fit in " + dst.capacity());
+        }
+        if (!peer.equals(info.source())) {
+            throw new IOException("a message from " + info.source() + ", expected only " + peer);
+        }
+        dst.flip();
+        return info.length();
+    }
+}

@@ -1,0 +1,48 @@
+package org.rds4j.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole harness in {@code --quick} mode over every contender at 64 B and 64 KiB: every cell must have moved and
+ * checked all its messages and produced every figure. No figure is compared with a threshold: this machine's speed
+ * is nobody's business here, only that the numbers exist and are consistent.
+ */
+class BenchQuickTest {
+
+    @Test
+    void everyContenderProducesEveryFigureAt64BytesAnd64KiB() throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[] {"--quick", "--sizes", "64,64K"});
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        Bench.Outcome outcome = Bench.run(options, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(progress, true, StandardCharsets.UTF_8));
+        String printed = out.toString(StandardCharsets.UTF_8);
+
+        List<CellResult> cells = outcome.cells().get(0);
+        assertEquals(2 * Contenders.all().size(), cells.size(), printed);
+        for (CellResult c : cells) {
+            String cell = c.size() + " B " + c.contender();
+            assertTrue(c.ok(), () -> cell + " failed: " + c.error() + "\n" + printed);
+            // Every message of the measured phase was received and checked (the receiver fails the cell otherwise).
+            assertEquals(Settings.QUICK_COUNT, c.messages(), cell);
+            assertTrue(c.nanos() > 0, cell);
+            assertTrue(c.msgsPerSecond() > 0 && c.megabytesPerSecond() > 0, cell);
+            // The RTT histogram holds every round trip, and its percentiles are in order.
+            assertEquals(Settings.QUICK_COUNT, c.roundTrips(), cell);
+            assertTrue(c.rttP50() > 0 && c.rttP50() <= c.rttP99() && c.rttP99() <= c.rttP999(), cell);
+            // Allocation and CPU were measured (zero is possible for a short phase; -1 would mean not measured).
+            assertTrue(c.allocatedBytes() >= 0 && c.allocatedPerMessage() >= 0, cell);
+            assertTrue(c.cpuNanos() >= 0 && c.cpuSecondsPerMillion() >= 0, cell);
+        }
+        assertTrue(outcome.allOk());
+        assertTrue(printed.contains("rds4j-loopback"), printed);
+        assertTrue(printed.contains("msgs/s x nio"), printed);
+    }
+}

@@ -8,10 +8,21 @@ package org.rds4j;
 public class EintrException extends RdsException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message what happened, and what the caller can do about it
+     */
     public EintrException(String message) {
         super(Errno.EINTR, message);
     }
 
+    /**
+     * Creates the exception with the failure that caused it.
+     *
+     * @param message what happened, and what the caller can do about it
+     * @param cause the underlying failure
+     */
     public EintrException(String message, Throwable cause) {
         super(Errno.EINTR, message, cause);
     }

@@ -7,10 +7,21 @@ package org.rds4j;
 public class EnobufsException extends RdsException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message what happened, and what the caller can do about it
+     */
     public EnobufsException(String message) {
         super(Errno.ENOBUFS, message);
     }
 
+    /**
+     * Creates the exception with the failure that caused it.
+     *
+     * @param message what happened, and what the caller can do about it
+     * @param cause the underlying failure
+     */
     public EnobufsException(String message, Throwable cause) {
         super(Errno.ENOBUFS, message, cause);
     }

@@ -72,19 +72,37 @@ public final class RdsDatagram {
         }
     }
 
-    /** A congestion notification: bit {@code port % 64} of {@code mask} set for each monitored port that changed. */
+    /**
+     * A congestion notification; made by implementations.
+     *
+     * @param mask bit {@code port % 64} set for each monitored port that changed
+     * @param nowNanos {@link System#nanoTime()} when the notification was queued
+     * @return the notification
+     */
     public static RdsDatagram congestionUpdate(long mask, long nowNanos) {
         return new RdsDatagram(Kind.CONGESTION_UPDATE, null, 0, EMPTY, nowNanos, mask, null, 0);
     }
 
-    /** A send-failure notification for a message of {@code length} bytes sent to {@code destination}. */
+    /**
+     * A send-failure notification; made by implementations.
+     *
+     * @param destination where the failed message was sent
+     * @param length the failed message's payload length
+     * @param failure why it will not be delivered
+     * @param nowNanos {@link System#nanoTime()} when the notification was queued
+     * @return the notification
+     */
     public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure,
                                          long nowNanos) {
         return new RdsDatagram(Kind.SEND_FAILED, destination, 0, EMPTY, nowNanos, 0,
                 Objects.requireNonNull(failure), length);
     }
 
-    /** Whether this is a message ({@link Kind#DATA}) or a notification. */
+    /**
+     * Whether this is a message or a notification.
+     *
+     * @return {@link Kind#DATA} for a message, otherwise the kind of notification
+     */
     public Kind kind() {
         return kind;
     }
@@ -92,12 +110,18 @@ public final class RdsDatagram {
     /**
      * For {@link Kind#CONGESTION_UPDATE}: the ports whose congestion state may have changed, as the kernel's
      * {@code RDS_CONG_MONITOR} mask ({@code 1L << (port % 64)}); 0 otherwise.
+     *
+     * @return the mask
      */
     public long congestionMask() {
         return congestionMask;
     }
 
-    /** For {@link Kind#SEND_FAILED}: why; {@code null} otherwise. */
+    /**
+     * For {@link Kind#SEND_FAILED}: why the message will not be delivered.
+     *
+     * @return the reason, or {@code null} for other kinds
+     */
     public Failure failure() {
         return failure;
     }
@@ -105,27 +129,45 @@ public final class RdsDatagram {
     /**
      * The sender: its address and the RDS port its socket is bound to. For {@link Kind#SEND_FAILED}, the
      * destination of the failed message; for {@link Kind#CONGESTION_UPDATE}, {@code null}.
+     *
+     * @return the address and RDS port
      */
     public InetSocketAddress source() {
         return source;
     }
 
-    /** The RDS port this message was sent to (the receiving socket's port). */
+    /**
+     * The RDS port this message was sent to (the receiving socket's port).
+     *
+     * @return the port
+     */
     public int destinationPort() {
         return destinationPort;
     }
 
-    /** The payload, read-only, from position 0 to the message length. */
+    /**
+     * The payload, read-only, from position 0 to the message length.
+     *
+     * @return the payload; empty for notifications
+     */
     public ByteBuffer payload() {
         return payload;
     }
 
-    /** The payload length in bytes (for {@link Kind#SEND_FAILED}: the failed message's length). */
+    /**
+     * The payload length in bytes.
+     *
+     * @return the length; for {@link Kind#SEND_FAILED}, the failed message's length
+     */
     public int length() {
         return kind == Kind.SEND_FAILED ? failedLength : payload.limit();
     }
 
-    /** {@link System#nanoTime()} when the message was queued on the receiving socket. */
+    /**
+     * When the message was queued on the receiving socket.
+     *
+     * @return the {@link System#nanoTime()} of its arrival
+     */
     public long arrivalNanos() {
         return arrivalNanos;
     }

@@ -16,7 +16,17 @@ public final class RdsMessageInfo {
     private long congestionMask;
     private RdsDatagram.Failure failure;
 
-    /** Fills this holder; used by implementations. */
+    /** Creates an empty holder, to pass to {@code receive} again and again. */
+    public RdsMessageInfo() {
+    }
+
+    /**
+     * Fills this holder; used by implementations.
+     *
+     * @param d the received message or notification
+     * @param truncated whether its payload was longer than the caller's buffer
+     * @return this holder
+     */
     public RdsMessageInfo set(RdsDatagram d, boolean truncated) {
         this.kind = d.kind();
         this.source = d.source();
@@ -32,6 +42,13 @@ public final class RdsMessageInfo {
     /**
      * Fills this holder for a data message without a datagram object, so that a receive into the caller's buffer
      * allocates nothing; used by implementations.
+     *
+     * @param source the sender's address and RDS port
+     * @param destinationPort the port the message was sent to
+     * @param length the message's full length
+     * @param truncated whether it was longer than the caller's buffer
+     * @param arrivalNanos when it arrived, as {@link System#nanoTime()}
+     * @return this holder
      */
     public RdsMessageInfo setData(InetSocketAddress source, int destinationPort, int length, boolean truncated,
                                   long arrivalNanos) {
@@ -46,37 +63,75 @@ public final class RdsMessageInfo {
         return this;
     }
 
+    /**
+     * Whether the last item received was a message or a notification.
+     *
+     * @return see {@link RdsDatagram#kind()}
+     */
     public RdsDatagram.Kind kind() {
         return kind;
     }
 
-    /** The sender (for {@link RdsDatagram.Kind#SEND_FAILED}: the failed message's destination). */
+    /**
+     * The sender.
+     *
+     * @return its address and RDS port (for {@link RdsDatagram.Kind#SEND_FAILED}: the failed message's
+     *         destination)
+     */
     public InetSocketAddress source() {
         return source;
     }
 
+    /**
+     * The RDS port the message was sent to.
+     *
+     * @return see {@link RdsDatagram#destinationPort()}
+     */
     public int destinationPort() {
         return destinationPort;
     }
 
-    /** The message's full length, even when it was truncated. */
+    /**
+     * The message's full length, even when it was truncated.
+     *
+     * @return the length in bytes
+     */
     public int length() {
         return length;
     }
 
-    /** Whether the message was longer than the buffer (the kernel's {@code MSG_TRUNC}). */
+    /**
+     * Whether the message was longer than the buffer (the kernel's {@code MSG_TRUNC}).
+     *
+     * @return true if the rest of the message was discarded (or, with {@code MSG_PEEK}, not copied)
+     */
     public boolean truncated() {
         return truncated;
     }
 
+    /**
+     * When the message was queued on the socket.
+     *
+     * @return see {@link RdsDatagram#arrivalNanos()}
+     */
     public long arrivalNanos() {
         return arrivalNanos;
     }
 
+    /**
+     * For a congestion notification, the monitored ports that fired.
+     *
+     * @return see {@link RdsDatagram#congestionMask()}
+     */
     public long congestionMask() {
         return congestionMask;
     }
 
+    /**
+     * For a send-failure notification, why.
+     *
+     * @return see {@link RdsDatagram#failure()}
+     */
     public RdsDatagram.Failure failure() {
         return failure;
     }

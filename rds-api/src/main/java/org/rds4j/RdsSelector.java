@@ -33,7 +33,12 @@ public interface RdsSelector extends Closeable {
     /** Writable: the send buffer has room (the kernel's {@code POLLOUT}). */
     int OP_WRITE = 4;
 
-    /** Opens a selector for sockets of {@code stack}. */
+    /**
+     * Opens a selector for sockets of {@code stack}.
+     *
+     * @param stack the stack whose sockets the selector will watch
+     * @return a new selector
+     */
     static RdsSelector open(RdsStack stack) {
         return stack.openSelector();
     }
@@ -41,7 +46,13 @@ public interface RdsSelector extends Closeable {
     /** Called by {@link #select} for each ready socket. */
     @FunctionalInterface
     interface ReadyHandler {
-        /** {@code readyOps} has the registered operations the socket is ready for. */
+        /**
+         * Handles one ready socket.
+         *
+         * @param socket the socket
+         * @param readyOps the registered operations it is ready for ({@link #OP_READ}, {@link #OP_WRITE})
+         * @throws IOException the handler's own call on the socket failed; {@link #select} passes it on
+         */
         void ready(RdsSocket socket, int readyOps) throws IOException;
     }
 
@@ -49,7 +60,10 @@ public interface RdsSelector extends Closeable {
      * Registers {@code socket} for {@code interestOps} ({@link #OP_READ}, {@link #OP_WRITE}, or both), replacing an
      * earlier registration; 0 deregisters it.
      *
+     * @param socket a socket of this selector's stack
+     * @param interestOps the operations to wait for
      * @throws EinvalException the socket belongs to another stack, or the operations are unknown
+     * @throws IOException the registration failed for another reason
      */
     void register(RdsSocket socket, int interestOps) throws IOException;
 
@@ -57,7 +71,10 @@ public interface RdsSelector extends Closeable {
      * Waits until at least one registered socket is ready, {@code timeout} passes or {@link #wakeup()} is called,
      * then calls {@code handler} for every ready socket.
      *
+     * @param timeout the longest wait
+     * @param handler called once for each ready socket, on this thread
      * @return the number of sockets handed to {@code handler}
+     * @throws IOException the handler threw it
      */
     int select(Duration timeout, ReadyHandler handler) throws IOException;
 

@@ -28,12 +28,23 @@ import java.util.Optional;
  */
 public interface RdsSocket extends Closeable {
 
-    /** Opens a socket on the JVM-wide {@linkplain RdsStack#defaultStack() default stack}. */
+    /**
+     * Opens a socket on the JVM-wide {@linkplain RdsStack#defaultStack() default stack}.
+     *
+     * @return a new, unbound, blocking socket
+     * @throws IOException the socket could not be opened
+     */
     static RdsSocket open() throws IOException {
         return RdsStack.defaultStack().openSocket();
     }
 
-    /** Opens a socket on the given stack. */
+    /**
+     * Opens a socket on the given stack.
+     *
+     * @param stack the stack (the RDS host) the socket belongs to
+     * @return a new, unbound, blocking socket
+     * @throws IOException the socket could not be opened
+     */
     static RdsSocket open(RdsStack stack) throws IOException {
         return stack.openSocket();
     }
@@ -41,6 +52,7 @@ public interface RdsSocket extends Closeable {
     /**
      * Binds the socket to a local address and RDS port. Port 0 picks a free port, as the kernel does.
      *
+     * @param local the address (one of the stack's) and RDS port
      * @throws EinvalException the address is the wildcard, multicast or broadcast, the port is the reserved port 1,
      *         or the socket is already bound
      * @throws EaddrinuseException another socket of this stack holds the address and port
@@ -49,7 +61,11 @@ public interface RdsSocket extends Closeable {
      */
     void bind(InetSocketAddress local) throws IOException;
 
-    /** The bound address and port, or {@code null} before {@link #bind}. */
+    /**
+     * The bound address and port.
+     *
+     * @return the address and port, or {@code null} before {@link #bind}
+     */
     InetSocketAddress localAddress();
 
     /**
@@ -60,6 +76,8 @@ public interface RdsSocket extends Closeable {
      * <p>A blocking socket waits while the send buffer is full (up to {@code SO_SNDTIMEO}) or the destination port
      * is congested; a non-blocking one fails instead.
      *
+     * @param payload the message: the bytes from the buffer's position to its limit
+     * @param destination the receiver's address and RDS port
      * @return the number of payload bytes sent
      * @throws EnotconnException the socket is not bound
      * @throws EmsgsizeException the payload is larger than 1 MiB or than the send buffer budget
@@ -74,6 +92,7 @@ public interface RdsSocket extends Closeable {
     /**
      * Receives the next message, waiting for one if the socket is blocking.
      *
+     * @return the message, or a notification ({@link RdsDatagram#kind()})
      * @throws EagainException non-blocking and no message is queued
      * @throws EtimedoutException blocking and {@link RdsSocketOptions#SO_RCVTIMEO} expired
      * @throws EintrException the waiting thread was interrupted
@@ -84,6 +103,7 @@ public interface RdsSocket extends Closeable {
     /**
      * Receives the next message, waiting at most {@code timeout} for one (whether or not the socket is blocking).
      *
+     * @param timeout the longest wait; zero does not wait
      * @return the message, or empty if none arrived in time
      * @throws EbadfException the socket is closed, also when closed while this call was waiting
      */
@@ -96,6 +116,8 @@ public interface RdsSocket extends Closeable {
      * unless {@code flags} has {@link #MSG_PEEK}, which leaves the message queued. Notifications
      * ({@link RdsDatagram.Kind}) come first, with nothing copied.
      *
+     * @param dst where the payload is copied, from its position; its position advances by the bytes copied
+     * @param info filled in with the message's source, length, kind and whether it was truncated
      * @param flags {@link #MSG_PEEK} and/or {@link #MSG_DONTWAIT}
      * @return the number of bytes copied
      * @throws EagainException non-blocking (or {@link #MSG_DONTWAIT}) and nothing is queued
@@ -114,6 +136,7 @@ public interface RdsSocket extends Closeable {
      * buffer. A message being written to the transport at that moment may still arrive. With
      * {@link RdsSocketOptions#RDS_RECVERR} on, each cancelled message is reported.
      *
+     * @param destination the address and RDS port to give up on
      * @throws EnotconnException the socket is not bound
      */
     void cancelSentTo(InetSocketAddress destination) throws IOException;
@@ -121,12 +144,16 @@ public interface RdsSocket extends Closeable {
     /**
      * Whether {@code receive()} would return at once: a message or notification is queued (the kernel's
      * {@code POLLIN}).
+     *
+     * @return true if something is queued
      */
     boolean isReadable();
 
     /**
      * Whether the send buffer has room (the kernel's {@code POLLOUT}): a send would not wait for buffer space. It may
      * still fail with {@link EnobufsException} if its destination is congested.
+     *
+     * @return true if the send budget has room
      */
     boolean isWritable();
 
@@ -135,32 +162,64 @@ public interface RdsSocket extends Closeable {
      * has taken responsibility for it. Call it before {@link #close()} when the last messages must not be dropped:
      * like the kernel, closing a socket discards what it still has queued.
      *
-     * @return true if the send buffer emptied in time
+     * @param timeout the longest wait
+     * @return true if the send buffer emptied in time; an interrupt ends the wait early (the thread's interrupt
+     *         flag stays set)
+     * @throws EbadfException the socket is closed
+     * @throws IOException the wait failed for another reason
      */
     boolean awaitSent(Duration timeout) throws IOException;
 
-    /** Chooses blocking (the default) or non-blocking sends and receives. */
+    /**
+     * Chooses blocking (the default) or non-blocking sends and receives.
+     *
+     * @param blocking true to block, false to fail with {@link EagainException} or {@link EnobufsException}
+     */
     void configureBlocking(boolean blocking);
 
-    /** Whether sends and receives block. */
+    /**
+     * Whether sends and receives block.
+     *
+     * @return true if blocking
+     */
     boolean isBlocking();
 
     /**
      * Sets a socket option from {@link RdsSocketOptions}.
      *
+     * @param <T> the option's type
+     * @param option the option
+     * @param value its new value
+     * @return this socket
      * @throws EnoprotooptException the option is not an RDS socket option, or the transport does not exist
      * @throws EopnotsuppException the transport was already chosen
      * @throws EinvalException the value is out of range
      */
     <T> RdsSocket setOption(RdsSocketOption<T> option, T value) throws IOException;
 
-    /** Reads a socket option from {@link RdsSocketOptions}. */
+    /**
+     * Reads a socket option from {@link RdsSocketOptions}.
+     *
+     * @param <T> the option's type
+     * @param option the option
+     * @return its current value
+     * @throws EnoprotooptException the option is not an RDS socket option
+     * @throws IOException the option could not be read
+     */
     <T> T getOption(RdsSocketOption<T> option) throws IOException;
 
-    /** The stack this socket belongs to. */
+    /**
+     * The stack this socket belongs to.
+     *
+     * @return the stack
+     */
     RdsStack stack();
 
-    /** Whether {@link #close()} has been called. */
+    /**
+     * Whether the socket is still open.
+     *
+     * @return false once {@link #close()} has been called
+     */
     boolean isOpen();
 
     /**

@@ -16,28 +16,54 @@ import org.rds4j.spi.RdsStackProvider;
  */
 public interface RdsStack extends AutoCloseable {
 
-    /** The JVM-wide stack, created with default settings on first use and closed at JVM exit. */
+    /**
+     * The JVM-wide stack, created with default settings on first use and closed at JVM exit.
+     *
+     * @return the default stack
+     */
     static RdsStack defaultStack() {
         return DefaultStackHolder.get();
     }
 
-    /** Creates a new stack; close it when done. */
+    /**
+     * Creates a new stack; close it when done.
+     *
+     * @param config the stack's settings: its name, addresses, TCP port, default transport, buffer sizes
+     * @return the new stack
+     * @throws IllegalStateException no implementation ({@code rds-core} and a transport) is on the class or module
+     *         path
+     */
     static RdsStack create(RdsStackConfig config) {
         return provider().create(config);
     }
 
-    /** Opens a socket on this stack. */
+    /**
+     * Opens a socket on this stack.
+     *
+     * @return a new, unbound, blocking socket
+     * @throws IOException the stack is closed
+     */
     RdsSocket openSocket() throws IOException;
 
-    /** Opens a selector to wait on many sockets of this stack at once. */
+    /**
+     * Opens a selector to wait on many sockets of this stack at once.
+     *
+     * @return a new selector with no sockets registered
+     */
     RdsSelector openSelector();
 
-    /** The configuration this stack was created with. */
+    /**
+     * The configuration this stack was created with.
+     *
+     * @return the configuration
+     */
     RdsStackConfig config();
 
     /**
      * A snapshot of this stack's counters, named as the kernel's RDS statistics ({@code conn_reset},
      * {@code recv_drop_old_seq}, {@code send_queued}, ...), in a stable order.
+     *
+     * @return counter names and values; a copy, not updated afterwards
      */
     Map<String, Long> counters();
 

@@ -51,16 +51,29 @@ public final class RdsStackConfig {
         this.properties = Map.copyOf(b.properties);
     }
 
+    /**
+     * Starts a configuration with the kernel's defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A name for logs and thread names. */
+    /**
+     * A name for logs and thread names.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
-    /** The TCP port the TCP transport listens on and connects to; 16385 unless changed. */
+    /**
+     * The TCP port the TCP transport listens on and connects to; 16385 unless changed.
+     *
+     * @return the TCP port
+     */
     public int tcpPort() {
         return tcpPort;
     }
@@ -68,22 +81,36 @@ public final class RdsStackConfig {
     /**
      * The transport sockets use when {@link RdsSocketOptions#SO_RDS_TRANSPORT} is not set, or {@code null}: then
      * {@code "tcp"} if present, else {@code "loopback"}.
+     *
+     * @return the transport name, or {@code null}
      */
     public String defaultTransport() {
         return defaultTransport;
     }
 
-    /** The local addresses sockets may bind; empty means any address the transport accepts. */
+    /**
+     * The local addresses sockets may bind; empty means any address the transport accepts.
+     *
+     * @return the addresses, unmodifiable
+     */
     public Set<InetAddress> addresses() {
         return addresses;
     }
 
-    /** The first reconnect backoff ceiling (the kernel's {@code reconnect_min_delay_ms}). */
+    /**
+     * The first reconnect backoff ceiling (the kernel's {@code reconnect_min_delay_ms}).
+     *
+     * @return the delay
+     */
     public Duration reconnectMinDelay() {
         return reconnectMinDelay;
     }
 
-    /** The largest reconnect backoff ceiling (the kernel's {@code reconnect_max_delay_ms}, 1 s). */
+    /**
+     * The largest reconnect backoff ceiling (the kernel's {@code reconnect_max_delay_ms}, 1 s).
+     *
+     * @return the delay
+     */
     public Duration reconnectMaxDelay() {
         return reconnectMaxDelay;
     }
@@ -94,17 +121,27 @@ public final class RdsStackConfig {
      * this, it pings the peer (an RDS ping to port 0, which kernel peers answer too); with nothing heard for the
      * whole interval, it drops the connection and reconnects, so a silent peer is found within this interval plus a
      * quarter of it.
+     *
+     * @return the interval, or zero
      */
     public Duration livenessInterval() {
         return livenessInterval;
     }
 
-    /** {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}). */
+    /**
+     * {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}).
+     *
+     * @return the size in bytes
+     */
     public int defaultSendBuffer() {
         return defaultSendBuffer;
     }
 
-    /** {@code SO_RCVBUF} of a new socket (the kernel's {@code rmem_default}). */
+    /**
+     * {@code SO_RCVBUF} of a new socket (the kernel's {@code rmem_default}).
+     *
+     * @return the size in bytes
+     */
     public int defaultReceiveBuffer() {
         return defaultReceiveBuffer;
     }
@@ -112,17 +149,29 @@ public final class RdsStackConfig {
     /**
      * The largest value {@code SO_SNDBUF} and {@code SO_RCVBUF} accept before doubling (the kernel's
      * {@code wmem_max}/{@code rmem_max}); larger values are capped, as in Linux.
+     *
+     * @return the cap in bytes
      */
     public int maxSocketBuffer() {
         return maxSocketBuffer;
     }
 
-    /** Transport-specific settings, such as {@code tcp.native} (see each transport's documentation). */
+    /**
+     * Transport-specific settings, such as {@code tcp.native} (see each transport's documentation).
+     *
+     * @return the properties, unmodifiable
+     */
     public Map<String, String> properties() {
         return properties;
     }
 
-    /** A transport-specific setting, or the fallback. */
+    /**
+     * A transport-specific setting.
+     *
+     * @param key the property's name, such as {@code tcp.native}
+     * @param fallback what to return when it is not set
+     * @return the value, or {@code fallback}
+     */
     public String property(String key, String fallback) {
         return properties.getOrDefault(key, fallback);
     }
@@ -150,11 +199,23 @@ public final class RdsStackConfig {
         private Builder() {
         }
 
+        /**
+         * Names the stack, for logs and thread names.
+         *
+         * @param name the name; {@code "rds"} unless set
+         * @return this builder
+         */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
             return this;
         }
 
+        /**
+         * Sets the TCP port the TCP transport listens on and connects to.
+         *
+         * @param port 1 to 65535; {@value RdsStackConfig#RDS_TCP_PORT}, the kernel's, unless set
+         * @return this builder
+         */
         public Builder tcpPort(int port) {
             if (port < 1 || port > 65535) {
                 throw new IllegalArgumentException("tcpPort must be 1..65535, was " + port);
@@ -163,17 +224,35 @@ public final class RdsStackConfig {
             return this;
         }
 
+        /**
+         * Sets the transport of sockets that do not choose one with {@link RdsSocketOptions#SO_RDS_TRANSPORT}.
+         *
+         * @param transport {@code "tcp"}, {@code "loopback"}, or {@code null} for TCP if present, else loopback
+         * @return this builder
+         */
         public Builder defaultTransport(String transport) {
             this.defaultTransport = transport;
             return this;
         }
 
-        /** Adds a local address this stack owns; sockets may bind only its addresses once any is given. */
+        /**
+         * Adds a local address this stack owns; sockets may bind only its addresses once any is given.
+         *
+         * @param address a unicast address
+         * @return this builder
+         */
         public Builder address(InetAddress address) {
             this.addresses.add(Objects.requireNonNull(address, "address"));
             return this;
         }
 
+        /**
+         * Sets the reconnect backoff's first and largest ceilings.
+         *
+         * @param min the first ceiling, positive; 1 ms unless set
+         * @param max the largest ceiling, at least {@code min}; 1 s unless set
+         * @return this builder
+         */
         public Builder reconnectDelays(Duration min, Duration max) {
             if (min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
                 throw new IllegalArgumentException("need 0 < min <= max, was " + min + ", " + max);
@@ -183,7 +262,12 @@ public final class RdsStackConfig {
             return this;
         }
 
-        /** See {@link RdsStackConfig#livenessInterval()}; zero turns the check off. */
+        /**
+         * Sets how long a connection may stay silent, see {@link RdsStackConfig#livenessInterval()}.
+         *
+         * @param interval the interval; zero (the default) turns the check off
+         * @return this builder
+         */
         public Builder livenessInterval(Duration interval) {
             if (interval.isNegative()) {
                 throw new IllegalArgumentException("livenessInterval cannot be negative, was " + interval);
@@ -192,26 +276,56 @@ public final class RdsStackConfig {
             return this;
         }
 
+        /**
+         * Sets {@code SO_SNDBUF} of new sockets, as the kernel's {@code wmem_default} (the size after doubling).
+         *
+         * @param bytes positive; {@value RdsStackConfig#DEFAULT_SOCKET_BUFFER} unless set
+         * @return this builder
+         */
         public Builder defaultSendBuffer(int bytes) {
             this.defaultSendBuffer = positive(bytes, "defaultSendBuffer");
             return this;
         }
 
+        /**
+         * Sets {@code SO_RCVBUF} of new sockets, as the kernel's {@code rmem_default} (the size after doubling).
+         *
+         * @param bytes positive; {@value RdsStackConfig#DEFAULT_SOCKET_BUFFER} unless set
+         * @return this builder
+         */
         public Builder defaultReceiveBuffer(int bytes) {
             this.defaultReceiveBuffer = positive(bytes, "defaultReceiveBuffer");
             return this;
         }
 
+        /**
+         * Sets the cap on {@code SO_SNDBUF} and {@code SO_RCVBUF}, as the kernel's {@code wmem_max}/{@code rmem_max}.
+         *
+         * @param bytes positive; 16 MiB unless set
+         * @return this builder
+         */
         public Builder maxSocketBuffer(int bytes) {
             this.maxSocketBuffer = positive(bytes, "maxSocketBuffer");
             return this;
         }
 
+        /**
+         * Sets a transport-specific property, see {@link RdsStackConfig#properties()}.
+         *
+         * @param key the property's name
+         * @param value its value
+         * @return this builder
+         */
         public Builder property(String key, String value) {
             this.properties.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
             return this;
         }
 
+        /**
+         * Builds the configuration.
+         *
+         * @return a new, immutable configuration
+         */
         public RdsStackConfig build() {
             return new RdsStackConfig(this);
         }

@@ -8,6 +8,11 @@ import org.rds4j.RdsStackConfig;
  * they use {@link RdsStack#create} and {@link org.rds4j.RdsSocket#open()}.
  */
 public interface RdsStackProvider {
-    /** Creates a new stack with the given configuration. */
+    /**
+     * Creates a new stack with the given configuration.
+     *
+     * @param config the stack's settings
+     * @return the new stack, which the caller closes
+     */
     RdsStack create(RdsStackConfig config);
 }

@@ -14,6 +14,7 @@ import org.rds4j.core.spi.TransportInstance;
  * network. Properties: {@code loopback.highWaterMark} (bytes in flight before the sender is paused, default 1 MiB).
  */
 public final class LoopbackTransport implements RdsTransport {
+    /** The transport's name, for {@code SO_RDS_TRANSPORT} and {@code RdsStackConfig.defaultTransport}. */
     public static final String NAME = "loopback";
 
     @Override

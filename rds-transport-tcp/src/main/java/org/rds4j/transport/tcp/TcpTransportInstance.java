@@ -133,7 +133,11 @@ public final class TcpTransportInstance implements TransportInstance {
         return v;
     }
 
-    /** Whether this instance runs on native epoll (else on NIO). */
+    /**
+     * Whether this instance runs on native epoll (else on NIO).
+     *
+     * @return true on epoll
+     */
     public boolean isNative() {
         return epoll;
     }

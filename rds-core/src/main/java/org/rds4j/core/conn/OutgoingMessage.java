@@ -8,7 +8,7 @@ import org.rds4j.core.wire.RdsHeader;
  * A message queued on a connection path: the kernel's {@code rds_message}. It keeps its sequence number for life, so
  * that a resend after a path reset carries the original number and the receiver can drop what it already has.
  *
- * <p>Data messages are pooled by their socket and reused (see {@link MessageOwner#recycle}): one owner at a time,
+ * <p>Data messages are pooled by their socket and reused (see {@link MessageOwner#released}): one owner at a time,
  * first the sending thread that fills it, then the path from {@link ConnectionPath#enqueue} until the peer has it,
  * then the socket's pool again. Protocol messages (pongs, probes, pings, ack-only) are made by the path itself.
  */

@@ -24,8 +24,17 @@ public final class RdsDatagram {
          * With {@link RdsSocketOptions#RDS_RECVERR} on: a message this socket sent will not be delivered
          * ({@link #failure()}); its destination and length are {@link #source()} and {@link #length()}.
          */
-        SEND_FAILED
+        SEND_FAILED,
+        /**
+         * Messages sent with {@link RdsSocket#sendZeroCopy} no longer need their buffers
+         * ({@link #zeroCopyCookies()}); the kernel's {@code RDS_CMSG_ZCOPY_COMPLETION}.
+         */
+        ZEROCOPY_COMPLETION
     }
+
+    /** Cookies one {@link Kind#ZEROCOPY_COMPLETION} notification carries at most ({@code RDS_MAX_ZCOOKIES}). */
+    public static final int MAX_ZEROCOPY_COOKIES = 8;
+    private static final int[] NO_COOKIES = {};
 
     /** Why a sent message will not be delivered. */
     public enum Failure {
@@ -45,6 +54,7 @@ public final class RdsDatagram {
     private final long congestionMask;
     private final Failure failure;
     private final int failedLength;
+    private final int[] cookies;
 
     /**
      * @param source the sender's address and RDS port (port 0 for a pong)
@@ -54,11 +64,12 @@ public final class RdsDatagram {
      */
     public RdsDatagram(InetSocketAddress source, int destinationPort, ByteBuffer payload, long arrivalNanos) {
         this(Kind.DATA, source, destinationPort, payload.isReadOnly() ? payload : payload.asReadOnlyBuffer(),
-                arrivalNanos, 0, null, payload.remaining());
+                arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
     }
 
     private RdsDatagram(Kind kind, InetSocketAddress source, int destinationPort, ByteBuffer payload,
-                        long arrivalNanos, long congestionMask, Failure failure, int failedLength) {
+                        long arrivalNanos, long congestionMask, Failure failure, int failedLength, int[] cookies) {
+        this.cookies = cookies;
         this.kind = kind;
         this.source = source;
         this.destinationPort = destinationPort;
@@ -80,7 +91,7 @@ public final class RdsDatagram {
      * @return the notification
      */
     public static RdsDatagram congestionUpdate(long mask, long nowNanos) {
-        return new RdsDatagram(Kind.CONGESTION_UPDATE, null, 0, EMPTY, nowNanos, mask, null, 0);
+        return new RdsDatagram(Kind.CONGESTION_UPDATE, null, 0, EMPTY, nowNanos, mask, null, 0, NO_COOKIES);
     }
 
     /**
@@ -95,7 +106,32 @@ public final class RdsDatagram {
     public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure,
                                          long nowNanos) {
         return new RdsDatagram(Kind.SEND_FAILED, destination, 0, EMPTY, nowNanos, 0,
-                Objects.requireNonNull(failure), length);
+                Objects.requireNonNull(failure), length, NO_COOKIES);
+    }
+
+    /**
+     * A zero-copy completion notification; made by implementations.
+     *
+     * @param cookies the cookies of messages whose buffers are free again, at most {@link #MAX_ZEROCOPY_COOKIES}
+     * @param nowNanos {@link System#nanoTime()} when the notification was queued
+     * @return the notification
+     */
+    public static RdsDatagram zeroCopyCompletion(int[] cookies, long nowNanos) {
+        if (cookies.length == 0 || cookies.length > MAX_ZEROCOPY_COOKIES) {
+            throw new IllegalArgumentException("a completion carries 1 to " + MAX_ZEROCOPY_COOKIES + " cookies, not "
+                    + cookies.length);
+        }
+        return new RdsDatagram(Kind.ZEROCOPY_COMPLETION, null, 0, EMPTY, nowNanos, 0, null, 0, cookies.clone());
+    }
+
+    /**
+     * For {@link Kind#ZEROCOPY_COMPLETION}: the cookies of the messages whose buffers are free again, in the order
+     * they were freed.
+     *
+     * @return a copy of the cookies; empty for other kinds
+     */
+    public int[] zeroCopyCookies() {
+        return cookies.clone();
     }
 
     /**

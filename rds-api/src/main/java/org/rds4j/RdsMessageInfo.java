@@ -15,6 +15,8 @@ public final class RdsMessageInfo {
     private long arrivalNanos;
     private long congestionMask;
     private RdsDatagram.Failure failure;
+    private final int[] cookies = new int[RdsDatagram.MAX_ZEROCOPY_COOKIES];
+    private int cookieCount;
 
     /** Creates an empty holder, to pass to {@code receive} again and again. */
     public RdsMessageInfo() {
@@ -36,6 +38,11 @@ public final class RdsMessageInfo {
         this.arrivalNanos = d.arrivalNanos();
         this.congestionMask = d.congestionMask();
         this.failure = d.failure();
+        int[] c = d.kind() == RdsDatagram.Kind.ZEROCOPY_COMPLETION ? d.zeroCopyCookies() : null;
+        this.cookieCount = c == null ? 0 : c.length;
+        if (c != null) {
+            System.arraycopy(c, 0, cookies, 0, c.length);
+        }
         return this;
     }
 
@@ -60,7 +67,30 @@ public final class RdsMessageInfo {
         this.arrivalNanos = arrivalNanos;
         this.congestionMask = 0;
         this.failure = null;
+        this.cookieCount = 0;
         return this;
+    }
+
+    /**
+     * For {@link RdsDatagram.Kind#ZEROCOPY_COMPLETION}: how many cookies came.
+     *
+     * @return 1 to {@link RdsDatagram#MAX_ZEROCOPY_COOKIES}; 0 for other kinds
+     */
+    public int zeroCopyCookieCount() {
+        return cookieCount;
+    }
+
+    /**
+     * For {@link RdsDatagram.Kind#ZEROCOPY_COMPLETION}: one of the cookies.
+     *
+     * @param i from 0 to {@link #zeroCopyCookieCount()} - 1
+     * @return the cookie of a message whose buffer is free again
+     */
+    public int zeroCopyCookie(int i) {
+        if (i < 0 || i >= cookieCount) {
+            throw new IndexOutOfBoundsException("cookie " + i + " of " + cookieCount);
+        }
+        return cookies[i];
     }
 
     /**

@@ -90,6 +90,29 @@ public interface RdsSocket extends Closeable {
     int send(ByteBuffer payload, InetSocketAddress destination) throws IOException;
 
     /**
+     * Sends the remaining bytes of {@code payload} as one message without copying them: the kernel's
+     * {@code MSG_ZEROCOPY} with an {@code RDS_CMSG_ZCOPY_COOKIE}. Needs {@link RdsSocketOptions#SO_ZEROCOPY} on.
+     *
+     * <p><b>Ownership.</b> rds4j keeps a view of the buffer's bytes (position to limit at the time of the call)
+     * until it no longer needs them: when the peer has the message, or it was cancelled, failed or discarded. Then
+     * {@code cookie} is reported in a {@link RdsDatagram.Kind#ZEROCOPY_COMPLETION} notification read through
+     * {@code receive()}, up to {@link RdsDatagram#MAX_ZEROCOPY_COOKIES} cookies per notification. Until its cookie
+     * comes back, the caller must not change those bytes; it may move the buffer's position and limit. The
+     * position is advanced to the limit, as {@link #send} does.
+     *
+     * <p>Everything else (budgets, congestion, blocking, errors) is as for {@link #send}.
+     *
+     * @param payload the message: the bytes from the buffer's position to its limit, lent until completion
+     * @param destination the receiver's address and RDS port
+     * @param cookie the caller's number for this message, reported back on completion
+     * @return the number of payload bytes sent
+     * @throws EinvalException {@link RdsSocketOptions#SO_ZEROCOPY} is off (the kernel's EINVAL for a cookie without
+     *         zero-copy in effect)
+     * @throws IOException as {@link #send}
+     */
+    int sendZeroCopy(ByteBuffer payload, InetSocketAddress destination, int cookie) throws IOException;
+
+    /**
      * Receives the next message, waiting for one if the socket is blocking.
      *
      * @return the message, or a notification ({@link RdsDatagram#kind()})

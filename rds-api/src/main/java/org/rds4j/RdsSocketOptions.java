@@ -73,4 +73,11 @@ public final class RdsSocketOptions {
      * produces a {@link RdsDatagram.Kind#SEND_FAILED} notification on {@code receive()}.
      */
     public static final RdsSocketOption<Boolean> RDS_RECVERR = new RdsSocketOption<>("RDS_RECVERR", Boolean.class);
+
+    /**
+     * Zero-copy sends, after the kernel's {@code SO_ZEROCOPY}: when on, {@link RdsSocket#sendZeroCopy} lends the
+     * caller's buffer to rds4j instead of copying it, and reports the message's cookie when the buffer is free again.
+     * Off by default; turning it off does not affect messages already sent.
+     */
+    public static final RdsSocketOption<Boolean> SO_ZEROCOPY = new RdsSocketOption<>("SO_ZEROCOPY", Boolean.class);
 }

@@ -86,6 +86,8 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     };
     /** The connection of the last send: steady traffic to one peer finds it with one comparison. */
     private volatile Connection lastConnection;
+    /** Set by the first zero-copy send: released messages must then be checked for cookies to report. */
+    private volatile boolean zeroCopyUsed;
     /** The last destination address that passed the checks: steady traffic is not checked again. */
     private volatile InetAddress lastChecked;
     /** Per-thread scratch for take(): whether taking a message cleared our port's congestion. */
@@ -155,6 +157,21 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     @Override
     public int send(ByteBuffer payload, InetSocketAddress destination) throws IOException {
+        return send(payload, destination, false, 0);
+    }
+
+    @Override
+    public int sendZeroCopy(ByteBuffer payload, InetSocketAddress destination, int cookie) throws IOException {
+        checkOpen();
+        if (!options.zeroCopy()) {
+            throw new EinvalException("a zero-copy send needs SO_ZEROCOPY on this socket; set it first, or use send()");
+        }
+        zeroCopyUsed = true;
+        return send(payload, destination, true, cookie);
+    }
+
+    private int send(ByteBuffer payload, InetSocketAddress destination, boolean zeroCopy, int cookie)
+            throws IOException {
         checkOpen();
         InetSocketAddress from = local;
         if (from == null) {
@@ -186,7 +203,11 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
         boolean halfFull = sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this);
         OutgoingMessage m = messages.take();
-        m.fill(from.getPort(), dport, payload, this, halfFull);
+        if (zeroCopy) {
+            m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this, halfFull);   // a view, no copy
+        } else {
+            m.fill(from.getPort(), dport, payload, this, halfFull);
+        }
         payload.position(payload.limit());
         c.pathFor(from.getPort()).enqueue(m);            // the path counts SEND_QUEUED as it takes messages in
         return len;
@@ -205,6 +226,11 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     @Override
     public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+        if (zeroCopyUsed) {
+            for (OutgoingMessage m = first; m != null; m = m == last ? null : m.next()) {
+                zeroCopyDone(m);
+            }
+        }
         messages.giveBack(first, last, count);      // with their buffers, for the next sends
         sendBuffer.release(count, bytes);
         signalSelectors();
@@ -213,12 +239,21 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     @Override
     public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
         int len = message.length();
+        zeroCopyDone(message);
         messages.giveBack(message);
         sendBuffer.release(1, len);
         if (options.recvErr() && !closed) {
             receiveQueue.addFailure(RdsDatagram.sendFailed(destination, len, reason, System.nanoTime()));
         }
         signalSelectors();
+    }
+
+    /** rds4j no longer needs a zero-copy message's buffer: report its cookie and forget the caller's memory. */
+    private void zeroCopyDone(OutgoingMessage m) {
+        if (m.isZeroCopy()) {
+            receiveQueue.addZeroCopyCompletion(m.cookie());
+            m.returnLentPayload();
+        }
     }
 
     @Override

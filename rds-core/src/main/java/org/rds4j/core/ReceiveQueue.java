@@ -33,6 +33,10 @@ final class ReceiveQueue {
     private Arrival tail;
     private final ArrayDeque<RdsDatagram> failures = new ArrayDeque<>();
     private long monitorNotify;
+    /** Cookies of zero-copy messages done with, not yet reported (a ring that grows). */
+    private int[] cookies = new int[16];
+    private int cookieHead;
+    private int cookieCount;
     private long queuedBytes;
     private boolean congested;
     private boolean closed;
@@ -128,6 +132,43 @@ final class ReceiveQueue {
         }
     }
 
+    /** A zero-copy message's buffer is free again: its cookie is reported by the next receive. */
+    void addZeroCopyCompletion(int cookie) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            if (cookieCount == cookies.length) {
+                int[] grown = new int[cookies.length * 2];
+                for (int i = 0; i < cookieCount; i++) {
+                    grown[i] = cookies[(cookieHead + i) % cookies.length];
+                }
+                cookies = grown;
+                cookieHead = 0;
+            }
+            cookies[(cookieHead + cookieCount) % cookies.length] = cookie;
+            cookieCount++;
+            readable.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Up to eight pending cookies as one notification (the kernel coalesces them the same way). Under the lock. */
+    private Arrival takeCookies(boolean peek) {
+        int n = Math.min(cookieCount, RdsDatagram.MAX_ZEROCOPY_COOKIES);
+        int[] batch = new int[n];
+        for (int i = 0; i < n; i++) {
+            batch[i] = cookies[(cookieHead + i) % cookies.length];
+        }
+        if (!peek) {
+            cookieHead = (cookieHead + n) % cookies.length;
+            cookieCount -= n;
+        }
+        return Arrival.notification(RdsDatagram.zeroCopyCompletion(batch, System.nanoTime()));
+    }
+
     void clearCongestionNotify() {
         lock.lock();
         try {
@@ -143,8 +184,8 @@ final class ReceiveQueue {
     static final int CLEARED = 1;
 
     /**
-     * The next item: a send failure, then a congestion notification, then a message, as the kernel's recvmsg orders
-     * them; {@code null} if none came within the timeout. With {@code peek} a message stays queued (do not recycle
+     * The next item: a send failure, then a congestion notification, then zero-copy completions, then a message,
+     * as the kernel's recvmsg orders them; {@code null} if none came within the timeout. With {@code peek} a message stays queued (do not recycle
      * it). {@code cleared[0]} is set when taking the message cleared the port's congestion.
      */
     Arrival take(long timeoutNanos, boolean peek, boolean[] cleared) throws java.io.IOException {
@@ -161,6 +202,9 @@ final class ReceiveQueue {
                         monitorNotify = 0;
                     }
                     return n;
+                }
+                if (cookieCount > 0) {
+                    return takeCookies(peek);
                 }
                 Arrival a = head;
                 if (a != null) {
@@ -205,7 +249,7 @@ final class ReceiveQueue {
     boolean isReadable() {
         lock.lock();
         try {
-            return head != null || !failures.isEmpty() || monitorNotify != 0;
+            return head != null || !failures.isEmpty() || monitorNotify != 0 || cookieCount > 0;
         } finally {
             lock.unlock();
         }
@@ -225,6 +269,7 @@ final class ReceiveQueue {
             tail = null;
             queuedBytes = 0;
             failures.clear();
+            cookieCount = 0;
             readable.signalAll();
             return mapChanged;
         } finally {

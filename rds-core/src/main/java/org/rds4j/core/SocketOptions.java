@@ -26,6 +26,7 @@ final class SocketOptions {
     private volatile long receiveTimeoutNanos;
     private volatile boolean recvErr;
     private volatile String transportName;
+    private volatile boolean zeroCopy;
 
     SocketOptions(CoreStack stack, SendBuffer sendBuffer, ReceiveQueue receiveQueue, CongestionMonitor congestion) {
         this.stack = stack;
@@ -45,6 +46,10 @@ final class SocketOptions {
 
     boolean recvErr() {
         return recvErr;
+    }
+
+    boolean zeroCopy() {
+        return zeroCopy;
     }
 
     /** The transport chosen with SO_RDS_TRANSPORT or at bind, {@code null} before either. */
@@ -93,6 +98,8 @@ final class SocketOptions {
             }
         } else if (option == RdsSocketOptions.RDS_RECVERR) {
             recvErr = (Boolean) value;
+        } else if (option == RdsSocketOptions.SO_ZEROCOPY) {
+            zeroCopy = (Boolean) value;
         } else if (option == RdsSocketOptions.RDS_SEND_QUEUED) {
             throw new EinvalException(option + " is read-only");
         } else {
@@ -118,6 +125,8 @@ final class SocketOptions {
             return (T) Boolean.valueOf(congestion.enabled());
         } else if (option == RdsSocketOptions.RDS_RECVERR) {
             return (T) Boolean.valueOf(recvErr);
+        } else if (option == RdsSocketOptions.SO_ZEROCOPY) {
+            return (T) Boolean.valueOf(zeroCopy);
         }
         throw new EnoprotooptException(option + " is not an RDS socket option");
     }

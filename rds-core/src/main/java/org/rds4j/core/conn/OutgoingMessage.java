@@ -15,8 +15,13 @@ import org.rds4j.core.wire.RdsHeader;
 public final class OutgoingMessage {
     int sourcePort;
     int destinationPort;
-    /** Position 0, limit = length. For a pooled message, its own buffer, reused with the message. */
+    /** Position 0, limit = length: the message's own buffer, or for a zero-copy send a view of the caller's. */
     ByteBuffer payload;
+    /** A pooled message's own buffer, reused with the message (kept aside while the payload is the caller's). */
+    private ByteBuffer own;
+    /** Sent with {@code sendZeroCopy}: the payload is the caller's, and {@link #cookie} is reported when done. */
+    boolean zeroCopy;
+    int cookie;
     MessageOwner owner;
     byte[] extensions;
     /** Kept until the peer acknowledges it, and sent again after a reset; only ack-only messages are not. */
@@ -64,14 +69,50 @@ public final class OutgoingMessage {
     public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
                                 boolean ackRequired) {
         int len = data.remaining();
-        ByteBuffer p = payload;
+        ByteBuffer p = own;
         if (p == null || p.capacity() < len) {
             p = ByteBuffer.allocate(capacityFor(len));
+            own = p;
         }
         p.clear();
         p.put(0, data, data.position(), len);
         p.limit(len);
         this.payload = p;
+        this.zeroCopy = false;
+        this.cookie = 0;
+        return init(sourcePort, destinationPort, owner, ackRequired);
+    }
+
+    /**
+     * Makes this (pooled) message a zero-copy data message: its payload is {@code lent}, a view of the caller's
+     * bytes (position 0, limit = length), not a copy; {@code cookie} goes back to the caller when the path is done.
+     */
+    public OutgoingMessage fillZeroCopy(int sourcePort, int destinationPort, ByteBuffer lent, int cookie,
+                                        MessageOwner owner, boolean ackRequired) {
+        this.payload = lent;
+        this.zeroCopy = true;
+        this.cookie = cookie;
+        return init(sourcePort, destinationPort, owner, ackRequired);
+    }
+
+    /** Whether the message was sent with {@code sendZeroCopy}; {@link #cookie()} is then the caller's number. */
+    public boolean isZeroCopy() {
+        return zeroCopy;
+    }
+
+    public int cookie() {
+        return cookie;
+    }
+
+    /** Forgets a lent payload, so the pool holds no reference to the caller's memory. */
+    public void returnLentPayload() {
+        if (zeroCopy) {
+            payload = own;
+            zeroCopy = false;
+        }
+    }
+
+    private OutgoingMessage init(int sourcePort, int destinationPort, MessageOwner owner, boolean ackRequired) {
         this.sourcePort = sourcePort;
         this.destinationPort = destinationPort;
         this.owner = owner;
@@ -97,7 +138,7 @@ public final class OutgoingMessage {
 
     /** The capacity of the message's reusable buffer, 0 if it has none. */
     public int bufferCapacity() {
-        return payload == null ? 0 : payload.capacity();
+        return own == null ? 0 : own.capacity();
     }
 
 
@@ -154,6 +195,11 @@ public final class OutgoingMessage {
 
     public long sequence() {
         return sequence;
+    }
+
+    /** The next message in a released chain ({@link MessageOwner#released}). */
+    public OutgoingMessage next() {
+        return next;
     }
 
     /**

@@ -382,4 +382,90 @@ public abstract class SocketSemanticsContract extends HostsContract {
             assertTrue(b.receive(Duration.ofSeconds(30)).isPresent());
         }
     }
+
+    @Test
+    void zeroLengthMessagesAreWaitedForByAwaitSent() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        for (int i = 0; i < 1000; i++) {
+            a.send(ByteBuffer.allocate(0), b.localAddress());
+        }
+        assertTrue(a.awaitSent(Duration.ofSeconds(30)), "awaitSent counts messages, not only bytes");
+        for (int i = 0; i < 1000; i++) {
+            assertEquals(0, b.receive(Duration.ofSeconds(30)).orElseThrow().length());
+        }
+    }
+
+    @Test
+    void aZeroCopySendWithoutSoZerocopyFailsWithEinvalAndSendsNothing() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        ByteBuffer payload = ByteBuffer.allocateDirect(100);
+        assertThrows(org.rds4j.EinvalException.class, () -> a.sendZeroCopy(payload, b.localAddress(), 7));
+        assertEquals(0, payload.position(), "nothing was taken from the buffer");
+        assertTrue(b.receive(Duration.ofMillis(200)).isEmpty());
+    }
+
+    /**
+     * The kernel's MSG_ZEROCOPY: the bytes arrive intact, and every cookie comes back once, in the order the
+     * messages were freed, at most eight per notification, ahead of data.
+     */
+    @Test
+    void zeroCopySendsArriveIntactAndReportEveryCookieOnce() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        a.setOption(RdsSocketOptions.SO_ZEROCOPY, true);
+        assertEquals(true, a.getOption(RdsSocketOptions.SO_ZEROCOPY));
+        int n = 30;                                  // 60 KB: below the receiver's budget, so no congestion wait
+        List<ByteBuffer> lent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(2000);
+            buf.put(0, pattern(2000, i));
+            lent.add(buf);
+            assertEquals(2000, a.sendZeroCopy(buf, b.localAddress(), 1000 + i));
+            assertEquals(buf.limit(), buf.position(), "the position advances as for send()");
+        }
+        for (int i = 0; i < n; i++) {
+            assertArrayEquals(pattern(2000, i), bytes(b.receive(Duration.ofSeconds(30)).orElseThrow()));
+        }
+        List<Integer> cookies = new ArrayList<>();
+        RdsMessageInfo info = new RdsMessageInfo();
+        ByteBuffer dst = ByteBuffer.allocate(16);
+        a.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(10));
+        while (cookies.size() < n) {
+            dst.clear();
+            try {
+                assertEquals(0, a.receive(dst, info, 0));
+            } catch (EtimedoutException e) {
+                throw new AssertionError("cookies so far " + cookies + "; host A's counters " + hostA.counters(), e);
+            }
+            assertEquals(RdsDatagram.Kind.ZEROCOPY_COMPLETION, info.kind());
+            assertTrue(info.zeroCopyCookieCount() >= 1 && info.zeroCopyCookieCount() <= 8,
+                    info.zeroCopyCookieCount() + " cookies in one notification");
+            for (int i = 0; i < info.zeroCopyCookieCount(); i++) {
+                cookies.add(info.zeroCopyCookie(i));
+            }
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            expected.add(1000 + i);
+        }
+        assertEquals(expected, cookies, "each cookie once, in the order the messages were freed");
+        assertTrue(a.receive(Duration.ofMillis(100)).isEmpty(), "nothing more");
+    }
+
+    @Test
+    void cancelledZeroCopyMessagesStillReportTheirCookies() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        a.setOption(RdsSocketOptions.SO_ZEROCOPY, true);
+        a.configureBlocking(false);
+        InetSocketAddress nobody = new InetSocketAddress(unreachablePeer(), 4000);
+        for (int i = 0; i < 5; i++) {
+            a.sendZeroCopy(ByteBuffer.allocate(10), nobody, i);
+        }
+        a.cancelSentTo(nobody);
+        RdsDatagram d = a.receive(Duration.ofSeconds(10)).orElseThrow();
+        assertEquals(RdsDatagram.Kind.ZEROCOPY_COMPLETION, d.kind());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 4}, d.zeroCopyCookies(), "the buffers are the caller's again");
+    }
 }

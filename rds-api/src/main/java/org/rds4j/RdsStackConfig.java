@@ -32,6 +32,7 @@ public final class RdsStackConfig {
     private final Duration reconnectMinDelay;
     private final Duration reconnectMaxDelay;
     private final Duration livenessInterval;
+    private final boolean busyPoll;
     private final int defaultSendBuffer;
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
@@ -45,6 +46,7 @@ public final class RdsStackConfig {
         this.reconnectMinDelay = b.reconnectMinDelay;
         this.reconnectMaxDelay = b.reconnectMaxDelay;
         this.livenessInterval = b.livenessInterval;
+        this.busyPoll = b.busyPoll;
         this.defaultSendBuffer = b.defaultSendBuffer;
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
@@ -129,6 +131,18 @@ public final class RdsStackConfig {
     }
 
     /**
+     * Busy-poll mode, for the lowest latency at the price of CPU: the TCP transport's I/O threads spin on epoll
+     * instead of sleeping in it (native epoll only), and a blocking receive spins until a message comes (or its
+     * timeout) instead of parking its thread. Each spinning thread keeps a core busy while it waits, so give it
+     * only with cores to spare. Off by default.
+     *
+     * @return whether the stack busy-polls
+     */
+    public boolean busyPoll() {
+        return busyPoll;
+    }
+
+    /**
      * {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}).
      *
      * @return the size in bytes
@@ -191,6 +205,7 @@ public final class RdsStackConfig {
         private Duration reconnectMinDelay = Duration.ofMillis(1);
         private Duration reconnectMaxDelay = Duration.ofSeconds(1);
         private Duration livenessInterval = Duration.ZERO;
+        private boolean busyPoll;
         private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
@@ -259,6 +274,17 @@ public final class RdsStackConfig {
             }
             this.reconnectMinDelay = min;
             this.reconnectMaxDelay = max;
+            return this;
+        }
+
+        /**
+         * Turns busy-poll mode on or off, see {@link RdsStackConfig#busyPoll()}.
+         *
+         * @param on whether to spin instead of parking
+         * @return this builder
+         */
+        public Builder busyPoll(boolean on) {
+            this.busyPoll = on;
             return this;
         }
 

@@ -28,6 +28,7 @@ public final class Contenders {
                 new AeronContender(false),
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
+                new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
                 new Rds4jContender("loopback"));
     }
 

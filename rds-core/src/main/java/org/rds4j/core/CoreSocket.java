@@ -96,7 +96,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     CoreSocket(CoreStack stack) {
         this.stack = stack;
         this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2);
-        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer());
+        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
     }
 

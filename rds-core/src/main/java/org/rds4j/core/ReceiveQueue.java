@@ -41,11 +41,16 @@ final class ReceiveQueue {
     private boolean congested;
     private boolean closed;
     private int waiting;
+    /** Items a reader could take now (messages and notifications); written under the lock, read by spinners. */
+    private volatile int available;
     private volatile int rcvbuf;
+    /** Busy-poll: a waiting reader spins on {@link #available} instead of parking. */
+    private final boolean busyPoll;
 
-    ReceiveQueue(CoreSocket socket, int rcvbuf) {
+    ReceiveQueue(CoreSocket socket, int rcvbuf, boolean busyPoll) {
         this.socket = socket;
         this.rcvbuf = rcvbuf;
+        this.busyPoll = busyPoll;
     }
 
     int rcvbuf() {
@@ -91,6 +96,7 @@ final class ReceiveQueue {
             }
             tail = last;
             queuedBytes += bytes;
+            available += count;
             if (!congested && queuedBytes > rcvbuf / 2) {
                 congested = true;
                 mapChanged = socket.markOwnPort(true);
@@ -114,6 +120,7 @@ final class ReceiveQueue {
         try {
             if (!closed) {
                 failures.addLast(d);
+                available++;
                 readable.signal();
             }
         } finally {
@@ -125,6 +132,9 @@ final class ReceiveQueue {
     void addCongestionNotify(long mask) {
         lock.lock();
         try {
+            if (monitorNotify == 0) {
+                available++;
+            }
             monitorNotify |= mask;
             readable.signal();
         } finally {
@@ -148,6 +158,9 @@ final class ReceiveQueue {
                 cookieHead = 0;
             }
             cookies[(cookieHead + cookieCount) % cookies.length] = cookie;
+            if (cookieCount == 0) {
+                available++;
+            }
             cookieCount++;
             readable.signal();
         } finally {
@@ -165,6 +178,9 @@ final class ReceiveQueue {
         if (!peek) {
             cookieHead = (cookieHead + n) % cookies.length;
             cookieCount -= n;
+            if (cookieCount == 0) {
+                available--;
+            }
         }
         return Arrival.notification(RdsDatagram.zeroCopyCompletion(batch, System.nanoTime()));
     }
@@ -172,6 +188,9 @@ final class ReceiveQueue {
     void clearCongestionNotify() {
         lock.lock();
         try {
+            if (monitorNotify != 0) {
+                available--;
+            }
             monitorNotify = 0;
         } finally {
             lock.unlock();
@@ -194,12 +213,16 @@ final class ReceiveQueue {
             long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
             while (true) {
                 if (!failures.isEmpty()) {
+                    if (!peek) {
+                        available--;
+                    }
                     return Arrival.notification(peek ? failures.peekFirst() : failures.pollFirst());
                 }
                 if (monitorNotify != 0) {
                     Arrival n = Arrival.notification(RdsDatagram.congestionUpdate(monitorNotify, System.nanoTime()));
                     if (!peek) {
                         monitorNotify = 0;
+                        available--;
                     }
                     return n;
                 }
@@ -215,6 +238,7 @@ final class ReceiveQueue {
                         }
                         a.next(null);
                         queuedBytes -= a.length();
+                        available--;
                         if (congested && queuedBytes < rcvbuf / 4) {
                             congested = false;
                             cleared[0] = socket.markOwnPort(false);
@@ -226,6 +250,15 @@ final class ReceiveQueue {
                 long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (left <= 0) {
                     return null;
+                }
+                if (busyPoll) {
+                    lock.unlock();
+                    try {
+                        spin(deadline);
+                    } finally {
+                        lock.lock();
+                    }
+                    continue;
                 }
                 waiting++;
                 try {
@@ -243,6 +276,27 @@ final class ReceiveQueue {
             throw new EintrException("interrupted while waiting for a message");
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Busy-poll: spins (without the lock) until something can be taken, the deadline passes or the socket closes.
+     * After a short pure spin it yields between checks: the thread never parks, but on a machine with fewer cores
+     * than spinning threads it lets the threads that have work run.
+     */
+    private void spin(long deadline) throws InterruptedException {
+        for (int i = 0; available == 0 && !socket.isClosed(); i++) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
+                return;
+            }
+            if (i < 1000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
         }
     }
 
@@ -270,6 +324,7 @@ final class ReceiveQueue {
             queuedBytes = 0;
             failures.clear();
             cookieCount = 0;
+            available = 0;
             readable.signalAll();
             return mapChanged;
         } finally {

@@ -10,6 +10,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategy;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
@@ -104,10 +105,18 @@ public final class TcpTransportInstance implements TransportInstance {
 
         boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
         this.epoll = wantNative && Epoll.isAvailable();
-        IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        String why = epoll ? "native epoll"
-                : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause() + ")"
-                : "NIO (tcp.native=false)";
+        // Busy-poll: the I/O threads spin on epoll_wait with a zero timeout instead of sleeping in it (Netty's
+        // BUSY_WAIT strategy, which only the epoll transport implements).
+        boolean busyPoll = config.busyPoll() && epoll;
+        IoHandlerFactory ioHandler = !epoll ? NioIoHandler.newFactory()
+                : busyPoll ? EpollIoHandler.newFactory(0, () -> (selectSupplier, hasTasks) -> SelectStrategy.BUSY_WAIT)
+                : EpollIoHandler.newFactory();
+        if (config.busyPoll() && !epoll) {
+            log.warn("stack {}: busy-poll needs native epoll, which is not in use; the TCP I/O threads will sleep"
+                    + " in select as usual", stackName);
+        }
+        String why = (epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause()
+                + ")" : "NIO (tcp.native=false)") + (busyPoll ? ", busy-polling" : "");
         if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
             log.info("rds4j TCP transport uses {}", why);
         } else {

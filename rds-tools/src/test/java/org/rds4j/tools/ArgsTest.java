@@ -60,7 +60,7 @@ class ArgsTest {
     void endpoints() throws UsageException {
         assertEquals(new InetSocketAddress("127.0.0.2", 4000), Endpoints.parse("bind", "127.0.0.2:4000"));
         assertEquals(new InetSocketAddress("::1", 18), Endpoints.parse("bind", "[::1]:18"));
-        assertEquals("[0:0:0:0:0:0:0:1]:18", Endpoints.format(Endpoints.parse("bind", "[::1]:18")));
+        assertEquals("[::1]:18", Endpoints.format(Endpoints.parse("bind", "[::1]:18")));
         assertEquals("127.0.0.2:4000", Endpoints.format(Endpoints.parse("bind", "127.0.0.2:4000")));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", "127.0.0.1"));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", "127.0.0.1:70000"));

@@ -1,9 +1,13 @@
 package org.rds4j.tools;
 
+import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
+import java.nio.channels.DatagramChannel;
 
 /**
  * Parses {@code ADDR:PORT} ({@code 127.0.0.1:4000}, {@code [::1]:4000}) and bare addresses from the command line,
@@ -109,5 +113,28 @@ final class Endpoints {
         String full = address.getHostAddress();
         int percent = full.indexOf('%');
         return percent < 0 ? s.toString() : s + full.substring(percent);
+    }
+
+    /**
+     * The local address the kernel's route to {@code destination} would use as source, as rds-ping picks it:
+     * a UDP socket connected to the destination (which sends nothing) and then asked for its local address. For a
+     * 127.x destination that is 127.0.0.1, for ::1 it is ::1.
+     *
+     * @throws IOException there is no route to {@code destination} (the message says so)
+     */
+    static InetAddress routeSource(InetAddress destination) throws IOException {
+        ProtocolFamily family = destination instanceof Inet6Address ? StandardProtocolFamily.INET6
+                : StandardProtocolFamily.INET;
+        InetAddress local;
+        try (DatagramChannel udp = DatagramChannel.open(family)) {
+            udp.connect(new InetSocketAddress(destination, 1));
+            local = ((InetSocketAddress) udp.getLocalAddress()).getAddress();
+        } catch (IOException e) {
+            throw new IOException("no route to " + host(destination) + ": " + e.getMessage(), e);
+        }
+        if (local.isAnyLocalAddress()) {
+            throw new IOException("no source address for " + host(destination));
+        }
+        return local;
     }
 }

@@ -11,7 +11,9 @@ import java.util.Set;
 /**
  * A parsed command line: {@code --name value}, {@code --name=value}, {@code --flag} and positional arguments.
  * Each tool declares which options take a value and which are flags, so that a typo is an error rather than a
- * silently ignored setting. {@code --help} and {@code -h} are always accepted.
+ * silently ignored setting. A one-letter value option {@code X} is spelled {@code -X value} or {@code -Xvalue}, as
+ * getopt(3) spells them (ping's {@code -c}, {@code -i}, {@code -I}, which are case-sensitive). {@code --help} and
+ * {@code -h} are always accepted.
  */
 final class Args {
     private final Map<String, String> values;
@@ -49,10 +51,28 @@ final class Args {
                 continue;
             }
             if (!arg.startsWith("--")) {
-                throw new UsageException("unknown option " + arg);
+                String letter = arg.substring(1, 2);
+                if (!valueOptions.contains(letter)) {
+                    throw new UsageException("unknown option " + arg);
+                }
+                String value;
+                if (arg.length() > 2) {
+                    value = arg.substring(2);
+                } else if (i + 1 < argv.length) {
+                    value = argv[++i];
+                } else {
+                    throw new UsageException("option -" + letter + " needs a value");
+                }
+                if (values.putIfAbsent(letter, value) != null) {
+                    throw new UsageException("option -" + letter + " given twice");
+                }
+                continue;
             }
             int eq = arg.indexOf('=');
             String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+            if (name.length() == 1) {
+                throw new UsageException("unknown option --" + name);
+            }
             if (valueOptions.contains(name)) {
                 String value;
                 if (eq >= 0) {
@@ -96,7 +116,7 @@ final class Args {
     String required(String name) throws UsageException {
         String v = values.get(name);
         if (v == null) {
-            throw new UsageException("option --" + name + " is required");
+            throw new UsageException("option " + spelled(name) + " is required");
         }
         return v;
     }
@@ -110,10 +130,11 @@ final class Args {
         try {
             n = Long.parseLong(v.trim());
         } catch (NumberFormatException e) {
-            throw new UsageException("option --" + name + " needs a whole number, got '" + v + "'", e);
+            throw new UsageException("option " + spelled(name) + " needs a whole number, got '" + v + "'", e);
         }
         if (n < min || n > max) {
-            throw new UsageException("option --" + name + " must be between " + min + " and " + max + ", got " + n);
+            throw new UsageException("option " + spelled(name) + " must be between " + min + " and " + max + ", got "
+                    + n);
         }
         return n;
     }
@@ -130,14 +151,20 @@ final class Args {
             try {
                 s = Double.parseDouble(v.trim());
             } catch (NumberFormatException e) {
-                throw new UsageException("option --" + name + " needs a number of seconds, got '" + v + "'", e);
+                throw new UsageException("option " + spelled(name) + " needs a number of seconds, got '" + v + "'",
+                        e);
             }
             if (!(s >= min && s <= max)) {
-                throw new UsageException("option --" + name + " must be between " + min + " and " + max
+                throw new UsageException("option " + spelled(name) + " must be between " + min + " and " + max
                         + " seconds, got " + v);
             }
         }
         return (long) (s * 1e9);
+    }
+
+    /** How the user spells option {@code name}: {@code -c} for a one-letter option, {@code --count} otherwise. */
+    static String spelled(String name) {
+        return (name.length() == 1 ? "-" : "--") + name;
     }
 
     List<String> positionals() {

@@ -1,10 +1,18 @@
 package org.rds4j.tools;
 
+import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
+import java.nio.channels.DatagramChannel;
 
-/** Parses {@code ADDR:PORT} ({@code 127.0.0.1:4000}, {@code [::1]:4000}) and bare addresses from the command line. */
+/**
+ * Parses {@code ADDR:PORT} ({@code 127.0.0.1:4000}, {@code [::1]:4000}) and bare addresses from the command line,
+ * and formats addresses the one way every tool prints them (IPv6 short: {@link #host}).
+ */
 final class Endpoints {
     private Endpoints() {
     }
@@ -50,9 +58,83 @@ final class Endpoints {
         }
     }
 
-    /** {@code 127.0.0.1:4000} or {@code [::1]:4000}, without the host-name part Java puts in front. */
+    /**
+     * {@code 127.0.0.1:4000} or {@code [fd00::2]:4000}, without the host-name part Java puts in front and with IPv6
+     * in its short form ({@link #host}).
+     */
     static String format(InetSocketAddress a) {
-        String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+        String host = a.getAddress() != null ? host(a.getAddress()) : a.getHostString();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /**
+     * An address as the tools print it: IPv4 dotted, IPv6 in the short form of RFC 5952 as {@code ip} and
+     * {@code inet_ntop} print it ({@code fd00::2}, {@code ::1}; Java's {@code getHostAddress} gives
+     * {@code fd00:0:0:0:0:0:0:2}): lower-case hex without leading zeros, the longest run of two or more zero groups
+     * (the first of equal runs) as {@code ::}, and a scope ({@code %eth0}) kept.
+     */
+    static String host(InetAddress address) {
+        if (!(address instanceof Inet6Address)) {
+            return address.getHostAddress();
+        }
+        byte[] b = address.getAddress();
+        int[] groups = new int[8];
+        for (int i = 0; i < 8; i++) {
+            groups[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+        }
+        int bestStart = -1;
+        int bestLength = 1; // a single zero group stays "0"
+        for (int i = 0; i < 8; ) {
+            if (groups[i] != 0) {
+                i++;
+                continue;
+            }
+            int start = i;
+            while (i < 8 && groups[i] == 0) {
+                i++;
+            }
+            if (i - start > bestLength) {
+                bestStart = start;
+                bestLength = i - start;
+            }
+        }
+        StringBuilder s = new StringBuilder(39);
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                s.append("::");
+                i += bestLength - 1;
+                continue;
+            }
+            if (s.length() > 0 && s.charAt(s.length() - 1) != ':') {
+                s.append(':');
+            }
+            s.append(Integer.toHexString(groups[i]));
+        }
+        String full = address.getHostAddress();
+        int percent = full.indexOf('%');
+        return percent < 0 ? s.toString() : s + full.substring(percent);
+    }
+
+    /**
+     * The local address the kernel's route to {@code destination} would use as source, as rds-ping picks it:
+     * a UDP socket connected to the destination (which sends nothing) and then asked for its local address. For a
+     * 127.x destination that is 127.0.0.1, for ::1 it is ::1.
+     *
+     * @throws IOException there is no route to {@code destination} (the message says so)
+     */
+    static InetAddress routeSource(InetAddress destination) throws IOException {
+        ProtocolFamily family = destination instanceof Inet6Address ? StandardProtocolFamily.INET6
+                : StandardProtocolFamily.INET;
+        InetAddress local;
+        try (DatagramChannel udp = DatagramChannel.open(family)) {
+            udp.connect(new InetSocketAddress(destination, 1));
+            local = ((InetSocketAddress) udp.getLocalAddress()).getAddress();
+        } catch (IOException e) {
+            throw new IOException("no route to " + host(destination) + ": " + e.getMessage(), e);
+        }
+        if (local.isAnyLocalAddress()) {
+            throw new IOException("no source address for " + host(destination));
+        }
+        return local;
     }
 }

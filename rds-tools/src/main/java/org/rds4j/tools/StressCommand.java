@@ -81,8 +81,8 @@ final class StressCommand implements Command {
                 Math.max(RdsStackConfig.DEFAULT_SOCKET_BUFFER, 2L * depth * Math.max(size, 64)));
 
         out.printf(Locale.ROOT, "stress: %d socket pairs %s <-> %s, transport %s, tcp port %d, %d-byte messages, "
-                        + "depth %d, %s measured after %s warmup%n", sockets, hostA.getHostAddress(),
-                hostB.getHostAddress(), net.transport, net.tcpPort, size, depth, Format.seconds(duration),
+                        + "depth %d, %s measured after %s warmup%n", sockets, Endpoints.host(hostA),
+                Endpoints.host(hostB), net.transport, net.tcpPort, size, depth, Format.seconds(duration),
                 Format.seconds(warmup));
         out.flush();
 

@@ -60,12 +60,33 @@ class ArgsTest {
     void endpoints() throws UsageException {
         assertEquals(new InetSocketAddress("127.0.0.2", 4000), Endpoints.parse("bind", "127.0.0.2:4000"));
         assertEquals(new InetSocketAddress("::1", 18), Endpoints.parse("bind", "[::1]:18"));
-        assertEquals("[0:0:0:0:0:0:0:1]:18", Endpoints.format(Endpoints.parse("bind", "[::1]:18")));
+        assertEquals("[::1]:18", Endpoints.format(Endpoints.parse("bind", "[::1]:18")));
         assertEquals("127.0.0.2:4000", Endpoints.format(Endpoints.parse("bind", "127.0.0.2:4000")));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", "127.0.0.1"));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", "127.0.0.1:70000"));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", "127.0.0.1:x"));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", "::1:4000"));
         assertThrows(UsageException.class, () -> Endpoints.parse("bind", ":4000"));
+    }
+
+    @Test
+    void oneLetterOptionsAsGetoptSpellsThem() throws UsageException {
+        Set<String> values = Set.of("count", "bind", "c", "i", "I");
+        Args a = Args.parse(new String[] {"-c", "3", "-i0.2", "-I", "::1", "--count", "4", "host"}, values, FLAGS);
+        assertEquals("3", a.string("c", null));
+        assertEquals("0.2", a.string("i", null));
+        assertEquals("::1", a.string("I", null));
+        assertEquals(4, a.intValue("count", 0, 0, 10));
+        assertEquals(List.of("host"), a.positionals());
+        assertFalse(a.has("bind"));
+        // -i and -I are different options, as in rds-ping.
+        assertThrows(UsageException.class, () -> Args.parse(new String[] {"-C", "3"}, values, FLAGS));
+        assertThrows(UsageException.class, () -> Args.parse(new String[] {"-c"}, values, FLAGS));
+        assertThrows(UsageException.class, () -> Args.parse(new String[] {"-c", "1", "-c2"}, values, FLAGS));
+        assertThrows(UsageException.class, () -> Args.parse(new String[] {"--c", "1"}, values, FLAGS));
+        assertThrows(UsageException.class, () -> Args.parse(new String[] {"--c=1"}, values, FLAGS));
+        UsageException e = assertThrows(UsageException.class,
+                () -> Args.parse(new String[] {"-c", "x"}, values, FLAGS).intValue("c", 0, 0, 10));
+        assertTrue(e.getMessage().startsWith("option -c "), e.getMessage());
     }
 }

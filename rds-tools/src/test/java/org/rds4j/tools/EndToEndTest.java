@@ -2,12 +2,15 @@ package org.rds4j.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -109,23 +112,65 @@ class EndToEndTest {
                 recv.describe());
     }
 
+    /**
+     * rds-ping's options and lines: no source address given, so the route's (127.0.0.1) is used; one line per pong,
+     * numbered from 1, then the summary. The first pong waits for the TCP connection and two JVMs on a loaded
+     * machine, so each ping may wait a minute (--timeout): a slow first pong is printed when it comes, a missing
+     * one still fails the test.
+     */
     @Test
     void pingGetsThreePongsFromTheHostOfAnEchoTool() throws Exception {
         String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
         ToolProcess echo = start("echo", "--bind", "127.0.0.2:4000", "--tcp-port", tcpPort);
         echo.awaitLine(l -> l.startsWith("echo: listening on 127.0.0.2:4000"), STARTUP);
-        ToolProcess ping = start("ping", "--count", "3", "--interval", "200", "--tcp-port", tcpPort, "127.0.0.2");
+        ToolProcess ping = start("ping", "-c", "3", "-i", "0.2", "--timeout", "60000", "--tcp-port", tcpPort,
+                "127.0.0.2");
 
         assertEquals(0, ping.awaitExit(RUN), ping.describe());
-        Pattern reply = Pattern.compile("^ +\\d+: \\d+ usec$");
-        assertEquals(3, ping.stdout().stream().filter(l -> reply.matcher(l).matches()).count(), ping.describe());
-        assertTrue(ping.stdout().stream().anyMatch(l -> l.startsWith("ping: 3 sent, 3 received")), ping.describe());
+        List<String> lines = ping.stdout();
+        assertEquals(4, lines.size(), ping.describe());
+        Pattern reply = Pattern.compile("^   ([1-3]): \\d+ usec$");
+        assertEquals(Set.of("1", "2", "3"), lines.subList(0, 3).stream().map(reply::matcher)
+                .filter(Matcher::matches).map(m -> m.group(1)).collect(Collectors.toSet()), ping.describe());
+        assertTrue(Pattern.matches("^ping: 3 sent, 3 received, 0% loss, min/avg/max \\d+/\\d+/\\d+ usec, "
+                + "127\\.0\\.0\\.1 to 127\\.0\\.0\\.2$", lines.get(3)), ping.describe());
 
         // SIGTERM ends echo with a summary and status 0.
         echo.terminate();
         assertEquals(0, echo.awaitExit(RUN), echo.describe());
         assertTrue(echo.stdout().stream().anyMatch(l -> l.startsWith("echo: ") && l.contains("echoed")),
                 echo.describe());
+    }
+
+    /** With no RDS host at the address, no pong comes: no reply lines, 100% loss, exit status 1. */
+    @Test
+    void pingWithoutAHostExitsOne() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess ping = start("ping", "--count", "2", "--interval", "100", "--timeout", "1500",
+                "--bind", "127.0.0.1", "--tcp-port", tcpPort, "127.0.0.3");
+
+        assertEquals(1, ping.awaitExit(RUN), ping.describe());
+        assertEquals(List.of("ping: 2 sent, 0 received, 100% loss, min/avg/max 0/0/0 usec, 127.0.0.1 to 127.0.0.3"),
+                ping.stdout(), ping.describe());
+    }
+
+    /**
+     * IPv6: ::1 is the only IPv6 loopback address here, so the ping's stack, bound to ::1 by the route rule, is
+     * also the host that answers (as the kernel answers a ping to its own address). The addresses print short.
+     */
+    @Test
+    void pingIpv6Loopback() throws Exception {
+        assumeTrue(PingCommandTest.ipv6(), "no IPv6 on this machine");
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess ping = start("ping", "-c", "2", "-i", "100ms", "--tcp-port", tcpPort, "::1");
+
+        assertEquals(0, ping.awaitExit(RUN), ping.describe());
+        List<String> lines = ping.stdout();
+        assertEquals(3, lines.size(), ping.describe());
+        assertTrue(Pattern.matches("^   1: \\d+ usec$", lines.get(0)), ping.describe());
+        assertTrue(Pattern.matches("^   2: \\d+ usec$", lines.get(1)), ping.describe());
+        assertTrue(lines.get(2).startsWith("ping: 2 sent, 2 received, 0% loss, ")
+                && lines.get(2).endsWith(" usec, ::1 to ::1"), ping.describe());
     }
 
     @Test

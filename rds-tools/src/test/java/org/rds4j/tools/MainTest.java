@@ -90,7 +90,12 @@ class MainTest {
         "ping 127.0.0.1 127.0.0.2",
         "ping --count 0 127.0.0.1",
         "ping --interval x 127.0.0.1",
-        "ping 192.0.2.1",
+        "ping -c x 127.0.0.1",
+        "ping -i 1fortnight 127.0.0.1",
+        "ping -I",
+        "ping -x 127.0.0.1",
+        "ping -c 1 --count 1 127.0.0.1",
+        "ping -I ::1 127.0.0.1",
     })
     void badArgumentsPrintUsageAndExitTwo(String line) {
         String[] argv = line.split(" ");

@@ -14,7 +14,11 @@ import org.HdrHistogram.Histogram;
  *
  * <p>The warm-up also lasts until enough messages went through for the JIT to have compiled the hot paths (a library
  * with deep call stacks, such as Netty, needs many invocations before C2 is done, and a slow machine reaches them
- * late), but never longer than {@link #WARMUP_STRETCH} times {@code --warmup}.
+ * late), but never longer than {@link #WARMUP_STRETCH} times {@code --warmup}. Then it goes on until two consecutive
+ * batches of the same size agree within {@link #STABLE} (at most {@link #STABILISE_STRETCH} times {@code --warmup}):
+ * on a 2-core machine the first cell of a JVM was measured while C2 was still compiling (64-byte rds4j-tcp measured
+ * 0.28 M msgs/s at 7 CPU-s per million messages in a JVM's first run, 2.1 M at 0.7 in the next), which looked like
+ * instability of the contender when it was the harness measuring too early.
  */
 final class CellRunner {
     private static final long MIN_MESSAGES = 16;
@@ -27,6 +31,9 @@ final class CellRunner {
     /** Warm-up bytes are capped, so that large messages are not held to the message count. */
     private static final long WARMUP_BYTES = 256L << 20;
     private static final int WARMUP_STRETCH = 3;
+    /** Two consecutive warm-up batches whose rates differ by at most this fraction mean the rate has settled. */
+    private static final double STABLE = 0.10;
+    private static final int STABILISE_STRETCH = 10;
 
     private final Settings settings;
 
@@ -89,15 +96,22 @@ final class CellRunner {
         long start = System.nanoTime();
         long wanted = Math.min(WARMUP_MESSAGES, WARMUP_BYTES / size);
         long warmed = 0;
+        double previous = 0;
+        boolean stable;
         do {
             long t = runThroughput(phases, throughput, seq, batch, size);
             warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             // Grow until a batch takes a tenth of the warm-up: a short batch's rate is mostly start-up and ack.
+            boolean grew = false;
             if (t < settings.warmupNanos() / 10 && batch < MAX_MESSAGES) {
                 batch *= 2;
+                grew = true;
             }
-        } while (warmingUp(start, settings.warmupNanos(), warmed, wanted));
+            stable = !grew && previous > 0 && Math.abs(rate - previous) <= STABLE * previous;
+            previous = grew ? 0 : rate;              // compare batches of one size only
+        } while (warmingUp(start, settings.warmupNanos(), warmed, wanted)
+                || (!stable && System.nanoTime() - start < STABILISE_STRETCH * settings.warmupNanos()));
         if (settings.fixedCount() > 0) {
             return settings.fixedCount();
         }

@@ -64,6 +64,12 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final long generation = 1 + (ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFEL);
     private volatile boolean closing;
 
+    /**
+     * A stack with the transports found on the class path and its timer thread started; no socket, listener or
+     * connection yet.
+     *
+     * @param config the stack's settings
+     */
     public CoreStack(RdsStackConfig config) {
         this.config = Objects.requireNonNull(config, "config");
         this.transports = new ConcurrentHashMap<>();
@@ -393,7 +399,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         log.debug("stack {} closed", config.name());
     }
 
-    /** Connections of this stack, for tools and tests. */
+    /**
+     * Connections of this stack, for tools and tests.
+     *
+     * @return a copy of the current connections, one per local address, peer and transport
+     */
     public List<Connection> connections() {
         return new ArrayList<>(connections.values());
     }

@@ -66,7 +66,11 @@ public final class RdsCounters {
             this.kernelName = kernelName;
         }
 
-        /** The name {@code rds-info -c} prints. */
+        /**
+         * The name {@code rds-info -c} prints.
+         *
+         * @return the kernel's name of the counter, such as {@code conn_reset}
+         */
         public String kernelName() {
             return kernelName;
         }
@@ -81,19 +85,40 @@ public final class RdsCounters {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
     private final long[] values = new long[(Counter.values().length + 1) * STRIDE];
 
+    /**
+     * Adds one to a counter. Lock-free, from any thread.
+     *
+     * @param c the counter
+     */
     public void increment(Counter c) {
         SLOT.getAndAdd(values, (c.ordinal() + 1) * STRIDE, 1L);
     }
 
+    /**
+     * Adds {@code n} to a counter, such as a byte count. Lock-free, from any thread.
+     *
+     * @param c the counter
+     * @param n the amount to add
+     */
     public void add(Counter c, long n) {
         SLOT.getAndAdd(values, (c.ordinal() + 1) * STRIDE, n);
     }
 
+    /**
+     * A counter's value.
+     *
+     * @param c the counter
+     * @return its total since the stack started
+     */
     public long get(Counter c) {
         return (long) SLOT.getVolatile(values, (c.ordinal() + 1) * STRIDE);
     }
 
-    /** A snapshot, keyed by kernel name, in the kernel's order. */
+    /**
+     * A snapshot, keyed by kernel name, in the kernel's order.
+     *
+     * @return a new map from each counter's kernel name to its value
+     */
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (Counter c : Counter.values()) {

@@ -18,6 +18,9 @@ public final class CongestionFrames {
      * Writes {@code local}'s map: sequence 0, no ports, flags exactly {@link RdsHeader#FLAG_CONG_BITMAP}, the 8192
      * bytes. It goes first on every new connection and after every change, takes no sequence number and is never
      * resent; a fresh one follows any reconnect.
+     *
+     * @param local the congestion map of our address on this connection
+     * @param sink where the frame goes, during {@link org.rds4j.core.spi.ConnectionHandler#transmit}
      */
     public void write(CongestionMap local, FrameSink sink) {
         local.copyTo(snapshot);
@@ -32,6 +35,10 @@ public final class CongestionFrames {
      * A peer's map arrived (position = 8192, as the decoder filled it): replace {@code peerMap} and run
      * {@code notify} (wake congestion monitors) as one step under the map's monitor. A sender that adds a port to
      * its monitor mask under the same monitor then sees its bit fire only for maps that arrive after it was added.
+     *
+     * @param peerMap the sending peer address's map, replaced in place
+     * @param map the message's payload, 8192 bytes written and not yet flipped
+     * @param notify wakes the stack's congestion monitors
      */
     public static void received(CongestionMap peerMap, ByteBuffer map, Runnable notify) {
         map.flip();

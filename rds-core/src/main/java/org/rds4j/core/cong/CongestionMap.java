@@ -24,12 +24,22 @@ public final class CongestionMap {
     private static final java.lang.invoke.VarHandle BYTE =
             java.lang.invoke.MethodHandles.arrayElementVarHandle(byte[].class);
 
-    /** Whether {@code port} is marked congested. No lock. */
+    /**
+     * Whether {@code port} is marked congested. No lock.
+     *
+     * @param port the RDS port, 0 to 65535
+     * @return true if the port's receiver is congested
+     */
     public boolean isCongested(int port) {
         return (((byte) BYTE.getAcquire(bits, port >>> 3)) & (1 << (port & 7))) != 0;
     }
 
-    /** Marks {@code port}; returns whether the bit changed. */
+    /**
+     * Marks {@code port} congested.
+     *
+     * @param port the RDS port, 0 to 65535
+     * @return whether the bit changed (false if it was already set)
+     */
     public synchronized boolean set(int port) {
         int mask = 1 << (port & 7);
         if ((bits[port >>> 3] & mask) != 0) {
@@ -40,7 +50,12 @@ public final class CongestionMap {
         return true;
     }
 
-    /** Clears {@code port}; returns whether the bit changed. */
+    /**
+     * Clears {@code port}'s congestion bit.
+     *
+     * @param port the RDS port, 0 to 65535
+     * @return whether the bit changed (false if it was already clear)
+     */
     public synchronized boolean clear(int port) {
         int mask = 1 << (port & 7);
         if ((bits[port >>> 3] & mask) == 0) {
@@ -51,7 +66,12 @@ public final class CongestionMap {
         return true;
     }
 
-    /** Replaces the whole map with the 8192 bytes of a received congestion-map message. */
+    /**
+     * Replaces the whole map with the 8192 bytes of a received congestion-map message.
+     *
+     * @param wire the message's payload, exactly 8192 bytes remaining; its position is left unchanged
+     * @throws IllegalArgumentException if {@code wire} does not hold exactly 8192 bytes
+     */
     public synchronized void replace(ByteBuffer wire) {
         if (wire.remaining() != BYTES) {
             throw new IllegalArgumentException("a congestion map is " + BYTES + " bytes, not " + wire.remaining());
@@ -60,17 +80,32 @@ public final class CongestionMap {
         changed();
     }
 
-    /** Copies the map's 8192 bytes, as they go on the wire, into {@code dst}. */
+    /**
+     * Copies the map's 8192 bytes, as they go on the wire, into {@code dst}.
+     *
+     * @param dst at least 8192 bytes; the map goes at its start
+     */
     public synchronized void copyTo(byte[] dst) {
         System.arraycopy(bits, 0, dst, 0, BYTES);
     }
 
-    /** A counter that moves on every change; waiters compare it to see that something happened. */
+    /**
+     * A counter that moves on every change; waiters compare it to see that something happened.
+     *
+     * @return the number of changes so far
+     */
     public synchronized long generation() {
         return generation;
     }
 
-    /** Waits until {@code port} is clear or {@code timeoutNanos} pass; returns whether it is clear. */
+    /**
+     * Waits until {@code port} is clear or {@code timeoutNanos} pass.
+     *
+     * @param port the RDS port, 0 to 65535
+     * @param timeoutNanos how long to wait at most, in nanoseconds
+     * @return whether the port is clear
+     * @throws InterruptedException if the thread is interrupted while waiting
+     */
     public synchronized boolean awaitClear(int port, long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
         while (isCongested(port)) {
@@ -88,7 +123,11 @@ public final class CongestionMap {
         notifyAll();
     }
 
-    /** The congested ports, for logs and tests. */
+    /**
+     * The congested ports, for logs and tests.
+     *
+     * @return the congested RDS ports in ascending order, empty if none
+     */
     public synchronized int[] congestedPorts() {
         int n = 0;
         for (byte b : bits) {

@@ -17,7 +17,11 @@ import org.rds4j.EnobufsException;
 public final class CongestionMonitor {
     /** How a refused or blocked send is reported, and whether the socket is still open. */
     public interface Owner {
-        /** Throws if the socket closed meanwhile (EBADF). */
+        /**
+         * Throws if the socket closed meanwhile (EBADF).
+         *
+         * @throws IOException if the socket is closed
+         */
         void checkOpen() throws IOException;
 
         /** A non-blocking send was refused (ENOBUFS); count it. */
@@ -30,11 +34,20 @@ public final class CongestionMonitor {
     private volatile boolean enabled;
     private long mask;
 
+    /**
+     * Whether the congestion monitor (RDS_CONG_MONITOR) is on for this socket.
+     *
+     * @return true if refused ports are remembered and reported when they may have cleared
+     */
     public boolean enabled() {
         return enabled;
     }
 
-    /** RDS_CONG_MONITOR: turning it off forgets the remembered ports. */
+    /**
+     * RDS_CONG_MONITOR: turning it off forgets the remembered ports.
+     *
+     * @param on whether to monitor
+     */
     public synchronized void enabled(boolean on) {
         enabled = on;
         if (!on) {
@@ -45,6 +58,14 @@ public final class CongestionMonitor {
     /**
      * Returns when {@code port} of the peer is not congested: at once if it is clear, after waiting for it to clear
      * if {@code blocking} (no timeout, as the kernel; a close ends the wait), or by throwing ENOBUFS otherwise.
+     *
+     * @param peerMap the congestion map of the destination address
+     * @param port the destination RDS port, 0 to 65535
+     * @param blocking whether the send may wait
+     * @param owner the sending socket, told of refusals and waits
+     * @throws IOException {@link org.rds4j.EnobufsException} if the port is congested and {@code blocking} is
+     *         false; {@link org.rds4j.EintrException} if the wait was interrupted; or the socket's own exception if
+     *         it closed meanwhile
      */
     public void awaitUncongested(CongestionMap peerMap, int port, boolean blocking, Owner owner)
             throws IOException {
@@ -85,7 +106,11 @@ public final class CongestionMonitor {
         owner.checkOpen();
     }
 
-    /** A peer's map changed: the remembered ports fire. Returns them (a mask), or 0 if none or monitoring is off. */
+    /**
+     * A peer's map changed: the remembered ports fire, and are forgotten.
+     *
+     * @return the fired ports, bit {@code port % 64} for each; 0 if none or monitoring is off
+     */
     public synchronized long peerMapChanged() {
         if (!enabled || mask == 0) {
             return 0;

@@ -13,6 +13,10 @@ public final class Addresses {
     /**
      * Compares two addresses as the kernel does: as 128-bit unsigned big-endian numbers, IPv4 as v4-mapped IPv6,
      * which for two IPv4 addresses is their comparison as unsigned 32-bit numbers.
+     *
+     * @param a an IPv4 or IPv6 address
+     * @param b another
+     * @return negative, zero or positive as {@code a} is below, equal to or above {@code b}
      */
     public static int compare(InetAddress a, InetAddress b) {
         byte[] x = mapped(a);
@@ -29,12 +33,21 @@ public final class Addresses {
     /**
      * Whether the host at {@code local} opens (and reopens) the transport connection to {@code peer}: only the
      * numerically smaller address keeps connections it initiates.
+     *
+     * @param local our address
+     * @param peer the peer's address
+     * @return true if {@code local} is the smaller of the two
      */
     public static boolean initiates(InetAddress local, InetAddress peer) {
         return compare(local, peer) < 0;
     }
 
-    /** Turns a v4-mapped IPv6 address (as the kernel's dual-stack listener reports peers) into IPv4. */
+    /**
+     * Turns a v4-mapped IPv6 address (as the kernel's dual-stack listener reports peers) into IPv4.
+     *
+     * @param a any address
+     * @return the IPv4 address if {@code a} is v4-mapped, otherwise {@code a} itself
+     */
     public static InetAddress normalize(InetAddress a) {
         if (a instanceof Inet6Address) {
             byte[] b = a.getAddress();

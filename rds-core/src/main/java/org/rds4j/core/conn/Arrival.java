@@ -20,18 +20,33 @@ public final class Arrival {
     /** For a notification (a send failure, a congestion update) instead of data: what to report; rare, not pooled. */
     RdsDatagram notification;
 
-    /** A notification to return from {@code receive()} ahead of data. */
+    /**
+     * A notification to return from {@code receive()} ahead of data.
+     *
+     * @param d the send failure or congestion update to report
+     * @return a new, unpooled arrival carrying it
+     */
     public static Arrival notification(RdsDatagram d) {
         Arrival a = new Arrival();
         a.notification = d;
         return a;
     }
 
+    /**
+     * The notification this arrival carries instead of data.
+     *
+     * @return the notification, or {@code null} for a data message
+     */
     public RdsDatagram notification() {
         return notification;
     }
 
-    /** Prepares this arrival for a payload of {@code length} bytes: position 0, limit {@code length}. */
+    /**
+     * Prepares this arrival for a payload of {@code length} bytes: position 0, limit {@code length}.
+     *
+     * @param length the payload size in bytes
+     * @return the buffer to fill, reused when large enough
+     */
     public ByteBuffer prepare(int length) {
         ByteBuffer p = payload;
         if (p == null || p.capacity() < length) {
@@ -42,36 +57,77 @@ public final class Arrival {
         return p;
     }
 
+    /**
+     * Where the message came from.
+     *
+     * @return the sender's address and RDS port (port 0 for a pong)
+     */
     public InetSocketAddress source() {
         return source;
     }
 
+    /**
+     * Where the message went.
+     *
+     * @return the RDS port the message was addressed to, 0 to 65535
+     */
     public int port() {
         return port;
     }
 
+    /**
+     * When the message was queued on the receiving socket.
+     *
+     * @return the time as {@link System#nanoTime()}
+     */
     public long arrivalNanos() {
         return arrivalNanos;
     }
 
-    /** The payload: position 0, limit = length. */
+    /**
+     * The payload: position 0, limit = length.
+     *
+     * @return the arrival's own buffer (not a copy), or {@code null} before the first {@link #prepare}
+     */
     public ByteBuffer payload() {
         return payload;
     }
 
+    /**
+     * The payload length.
+     *
+     * @return the payload size in bytes
+     */
     public int length() {
         return payload.limit();
     }
 
+    /**
+     * The next arrival in a delivery batch or in the socket's receive queue.
+     *
+     * @return the next arrival, or {@code null} at the end
+     */
     public Arrival next() {
         return next;
     }
 
+    /**
+     * Links the next arrival in a delivery batch or receive queue.
+     *
+     * @param n the next arrival, or {@code null} to end the chain here
+     */
     public void next(Arrival n) {
         this.next = n;
     }
 
-    /** Sets where the message came from and when; the payload was filled by {@link #prepare}. */
+    /**
+     * Sets where the message came from and when; the payload was filled by {@link #prepare}.
+     *
+     * @param source the sender's address and RDS port
+     * @param port the RDS port the message was addressed to
+     * @param arrivalNanos {@link System#nanoTime()} when the message was queued on the receiving socket
+     * @return this arrival
+     */
     public Arrival set(InetSocketAddress source, int port, long arrivalNanos) {
         this.source = source;
         this.port = port;
@@ -79,7 +135,11 @@ public final class Arrival {
         return this;
     }
 
-    /** The capacity of the arrival's buffer, 0 if it has none. */
+    /**
+     * The capacity of the arrival's buffer, 0 if it has none.
+     *
+     * @return the capacity in bytes
+     */
     public int bufferCapacity() {
         return payload == null ? 0 : payload.capacity();
     }

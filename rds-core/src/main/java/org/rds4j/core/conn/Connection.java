@@ -29,6 +29,16 @@ public final class Connection {
     private volatile long peerGeneration;
     private volatile boolean peerAcks;
 
+    /**
+     * A connection with all its paths down; nothing is sent until a socket sends to the peer.
+     *
+     * @param local our address, which the peer sees as the source
+     * @param peer the peer host's address
+     * @param transportName the transport's name, such as {@code tcp}
+     * @param transport the stack's instance of that transport, which opens and accepts its connections
+     * @param env the stack this connection belongs to
+     * @param peerMap the peer address's congestion map, shared by every connection to that address
+     */
     public Connection(InetAddress local, InetAddress peer, String transportName, TransportInstance transport,
                       ConnectionEnvironment env, CongestionMap peerMap) {
         this.local = local;
@@ -44,14 +54,29 @@ public final class Connection {
         }
     }
 
+    /**
+     * Our end's address.
+     *
+     * @return the local address, as the peer sees it
+     */
     public InetAddress local() {
         return local;
     }
 
+    /**
+     * The peer host's address.
+     *
+     * @return the peer's address
+     */
     public InetAddress peer() {
         return peer;
     }
 
+    /**
+     * The name of the transport the connection runs over.
+     *
+     * @return the transport's name, such as {@code tcp}
+     */
     public String transportName() {
         return transportName;
     }
@@ -68,30 +93,58 @@ public final class Connection {
         return localMap;
     }
 
-    /** The peer address's congestion map, as last received. */
+    /**
+     * The peer address's congestion map, as last received.
+     *
+     * @return the map; senders test the destination port's bit in it before queueing
+     */
     public CongestionMap peerMap() {
         return peerMap;
     }
 
-    /** The path a socket bound to {@code sourcePort} sends on; one socket always uses one path, for order. */
+    /**
+     * The path a socket bound to {@code sourcePort} sends on; one socket always uses one path, for order.
+     *
+     * @param sourcePort the sending socket's RDS port, 0 to 65535
+     * @return the path its messages go on
+     */
     public ConnectionPath pathFor(int sourcePort) {
         return paths[0];
     }
 
+    /**
+     * One of the connection's paths, the kernel's {@code rds_conn_path}.
+     *
+     * @param index the path index, 0 to {@code pathCount() - 1}
+     * @return the path
+     */
     public ConnectionPath path(int index) {
         return paths[index];
     }
 
+    /**
+     * How many paths the connection has.
+     *
+     * @return {@link #SUPPORTED_PATHS}
+     */
     public int pathCount() {
         return paths.length;
     }
 
-    /** Whether this host is the one that opens transport connections to the peer. */
+    /**
+     * Whether this host is the one that opens transport connections to the peer.
+     *
+     * @return true if we connect, false if we wait for the peer to connect to us
+     */
     public boolean initiates() {
         return Addresses.initiates(local, peer);
     }
 
-    /** The number of paths the peer offered in its last multipath probe or pong, 0 if it sent none. */
+    /**
+     * The number of paths the peer offered in its last multipath probe or pong, 0 if it sent none.
+     *
+     * @return the peer's NPATHS
+     */
     public int peerPaths() {
         return peerPaths;
     }
@@ -100,7 +153,11 @@ public final class Connection {
         this.peerPaths = n;
     }
 
-    /** The peer's generation number from its last GEN_NUM extension, 0 if none was seen. */
+    /**
+     * The peer's generation number from its last GEN_NUM extension, 0 if none was seen.
+     *
+     * @return the peer's GEN_NUM, an unsigned 32-bit value
+     */
     public long peerGeneration() {
         return peerGeneration;
     }
@@ -124,6 +181,8 @@ public final class Connection {
     /**
      * Whether the peer acknowledges what it receives (h_ack): true once it sent a non-zero h_ack, which only rds4j
      * does over TCP. Messages to such a peer are released by its acknowledgements; to others, by answered pings.
+     *
+     * @return true if the peer has been seen acknowledging
      */
     public boolean peerAcks() {
         return peerAcks;

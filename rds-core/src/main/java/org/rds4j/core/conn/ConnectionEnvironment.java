@@ -8,49 +8,110 @@ import org.rds4j.core.cong.CongestionMap;
 /** What connections need from their stack: sockets to deliver to, maps, counters, timers. */
 public interface ConnectionEnvironment {
 
+    /**
+     * The stack's counters, the kernel's {@code rds_statistics}.
+     *
+     * @return the counters connections add to
+     */
     RdsCounters statistics();
 
-    /** The stack's timer thread, for reconnect delays. */
+    /**
+     * The stack's timer thread, for reconnect delays.
+     *
+     * @return the scheduler; connections never shut it down
+     */
     ScheduledExecutorService scheduler();
 
-    /** The congestion map of a local address (ours, sent to peers). */
+    /**
+     * The congestion map of a local address (ours, sent to peers).
+     *
+     * @param local one of this stack's addresses
+     * @return the map of the ports bound at {@code local}
+     */
     CongestionMap localMap(InetAddress local);
 
     /**
      * The socket bound at {@code local:port}, or {@code null}. Allocation-free, so the receive path may ask per
      * message (it also caches the answer while the socket stays open).
+     *
+     * @param local the message's destination address
+     * @param port the message's destination RDS port, 0 to 65535
+     * @return the bound socket, or {@code null} if none is bound there
      */
     MessageReceiver receiver(InetAddress local, int port);
 
-    /** A uniformly random value in {@code [0, bound)}, for backoff jitter. */
+    /**
+     * A uniformly random value in {@code [0, bound)}, for backoff jitter.
+     *
+     * @param bound the exclusive upper bound, positive
+     * @return the random value
+     */
     long random(long bound);
 
+    /**
+     * The first ceiling of the random reconnect delay; it doubles after each failed attempt.
+     *
+     * @return the delay in nanoseconds
+     */
     long reconnectMinNanos();
 
+    /**
+     * The highest ceiling of the random reconnect delay: doubling stops there.
+     *
+     * @return the delay in nanoseconds
+     */
     long reconnectMaxNanos();
 
-    /** The largest payload accepted from a peer (1 MiB: what any RDS sender may send). */
+    /**
+     * The largest payload accepted from a peer (1 MiB: what any RDS sender may send).
+     *
+     * @return the limit in bytes; a larger h_len is a protocol error
+     */
     long maxPayload();
 
     /**
      * The ports of {@code local} the stack keeps for its acknowledgement pings (no socket can bind them), so that a
      * pong's destination port says which ping it answers; at least {@code atLeast} of them, reserving more if needed
      * (shared by every path from {@code local}).
+     *
+     * @param local one of this stack's addresses
+     * @param atLeast how many ports the caller needs
+     * @return the reserved RDS ports, at least {@code atLeast} of them (the array is shared: do not change it)
      */
     int[] ackPorts(InetAddress local, int atLeast);
 
-    /** The time, as {@link System#nanoTime()}; tests drive it. */
+    /**
+     * The time, as {@link System#nanoTime()}; tests drive it.
+     *
+     * @return the time in nanoseconds, meaningful only as a difference
+     */
     long nanoTime();
 
-    /** This stack's generation number (GEN_NUM): random, non-zero, new for every stack. */
+    /**
+     * This stack's generation number (GEN_NUM): random, non-zero, new for every stack.
+     *
+     * @return the generation, an unsigned 32-bit value
+     */
     long generation();
 
-    /** The liveness interval in nanoseconds, 0 for none. */
+    /**
+     * The liveness interval in nanoseconds, 0 for none.
+     *
+     * @return the interval in nanoseconds
+     */
     long livenessNanos();
 
-    /** A peer's congestion map arrived: wake congestion monitors (RDS_CONG_MONITOR). */
+    /**
+     * A peer's congestion map arrived: wake congestion monitors (RDS_CONG_MONITOR).
+     *
+     * @param peer the address whose map changed
+     */
     void peerCongestionUpdated(InetAddress peer);
 
-    /** Whether the stack is closing: no more reconnects. */
+    /**
+     * Whether the stack is closing: no more reconnects.
+     *
+     * @return true once the stack has begun to close
+     */
     boolean isClosing();
 }

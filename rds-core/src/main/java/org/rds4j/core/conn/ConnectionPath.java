@@ -78,32 +78,65 @@ public final class ConnectionPath {
         this.queue = new SendQueue(connection.peer(), env.statistics());
     }
 
+    /**
+     * The connection this path belongs to.
+     *
+     * @return the connection to the peer
+     */
     public Connection connection() {
         return connection;
     }
 
+    /**
+     * This path's index within its connection (the kernel's {@code cp_index}).
+     *
+     * @return the index, 0 while rds4j uses one path
+     */
     public int index() {
         return index;
     }
 
+    /**
+     * Where the path is in its life: down, connecting, up or disconnecting.
+     *
+     * @return the current state, read without a lock
+     */
     public PathState state() {
         return state;
     }
 
+    /**
+     * The sequence number the next message taken off the inbox will get.
+     *
+     * @return the next h_sequence to send, unsigned 64-bit
+     */
     public synchronized long nextTxSeq() {
         return queue.nextSeq();
     }
 
+    /**
+     * The sequence number the path expects next from the peer; older ones are dropped as duplicates.
+     *
+     * @return the next h_sequence expected, unsigned 64-bit
+     */
     public synchronized long nextRxSeq() {
         return receiver.nextRxSeq();
     }
 
-    /** Messages queued and not yet written, plus written and not yet acknowledged. */
+    /**
+     * Messages queued and not yet written, plus written and not yet acknowledged.
+     *
+     * @return the number of messages the path holds
+     */
     public synchronized int queuedMessages() {
         return queue.size();
     }
 
-    /** How many times this path was reset. */
+    /**
+     * How many times this path was reset.
+     *
+     * @return the number of resets since the path was made
+     */
     public synchronized long resets() {
         return resets;
     }
@@ -114,6 +147,8 @@ public final class ConnectionPath {
      * Queues a message and starts transmission: at once if the path is up, after connecting if it is down. Any
      * thread; no lock while the path is up. The message gets its sequence number when the path takes it off the
      * inbox, in the order messages were pushed.
+     *
+     * @param m the message, owned by the path from now on until it is released to its owner
      */
     public void enqueue(OutgoingMessage m) {
         queue.push(m);
@@ -252,7 +287,11 @@ public final class ConnectionPath {
 
     /**
      * Drops every message of {@code owner} to {@code port} of the peer, queued or sent and unacknowledged: the
-     * kernel's RDS_CANCEL_SENT_TO. Returns how many.
+     * kernel's RDS_CANCEL_SENT_TO.
+     *
+     * @param owner the socket whose messages to drop
+     * @param port the peer's RDS port they were sent to, 0 to 65535
+     * @return how many messages were dropped
      */
     public synchronized int cancel(MessageOwner owner, int port) {
         return queue.cancel(owner, port);
@@ -325,6 +364,7 @@ public final class ConnectionPath {
      * The peer (the smaller address) connected to us. Taken if the path has no connection, or only our own poke in
      * flight; refused while another connection is up or closing (the peer retries with backoff).
      *
+     * @param tc the transport connection the peer opened
      * @return the handler for the connection, or {@code null} to refuse it
      */
     public ConnectionHandler accept(TransportConnection tc) {

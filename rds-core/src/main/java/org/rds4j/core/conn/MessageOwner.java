@@ -8,7 +8,11 @@ import org.rds4j.RdsDatagram;
  * the thread that resets or cancels), never while the socket's own lock is held by the caller.
  */
 public interface MessageOwner {
-    /** The socket is closed: its messages are dropped instead of being sent. */
+    /**
+     * The socket is closed: its messages are dropped instead of being sent.
+     *
+     * @return true once the socket is closed
+     */
     boolean isClosed();
 
     /**
@@ -17,6 +21,11 @@ public interface MessageOwner {
      * {@link OutgoingMessage#next} from {@code first} to {@code last} in sequence order, back for reuse. Called once
      * per batch of releases, not per message, so that waking a blocked sender and recycling cost once per
      * acknowledgement. The path does not touch the messages after this call.
+     *
+     * @param first the first released message, the lowest sequence number
+     * @param last the last released message
+     * @param count how many messages the chain holds
+     * @param bytes their payload bytes in all
      */
     void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes);
 
@@ -24,6 +33,7 @@ public interface MessageOwner {
      * The message will not be delivered: it left the send buffer without reaching the peer. The path does not touch
      * the message after this call (the owner recycles it).
      *
+     * @param message the message that failed
      * @param destination where it was going
      * @param reason why
      */

@@ -14,7 +14,11 @@ public final class MessagePool {
     private OutgoingMessage top;
     private int size;
 
-    /** A spare message, or a new one. */
+    /**
+     * A spare message, or a new one.
+     *
+     * @return an empty message for {@link OutgoingMessage#fill} to make a data message
+     */
     public OutgoingMessage take() {
         synchronized (this) {
             OutgoingMessage m = top;
@@ -28,13 +32,23 @@ public final class MessagePool {
         return new OutgoingMessage();
     }
 
-    /** Takes back one message. */
+    /**
+     * Takes back one message.
+     *
+     * @param m the message, which the caller must no longer use
+     */
     public void giveBack(OutgoingMessage m) {
         m.next = null;
         giveBack(m, m, 1);
     }
 
-    /** Takes back {@code count} messages linked from {@code first} to {@code last}. */
+    /**
+     * Takes back {@code count} messages linked from {@code first} to {@code last}. Past the cap they are dropped.
+     *
+     * @param first the first message of the chain
+     * @param last the last, whose link is overwritten
+     * @param count how many messages the chain holds
+     */
     public void giveBack(OutgoingMessage first, OutgoingMessage last, int count) {
         synchronized (this) {
             if (size + count > MAX) {
@@ -46,7 +60,11 @@ public final class MessagePool {
         }
     }
 
-    /** Spare messages now. */
+    /**
+     * Spare messages now.
+     *
+     * @return the number of pooled messages
+     */
     public synchronized int size() {
         return size;
     }

@@ -6,19 +6,34 @@ package org.rds4j.core.conn;
  */
 public interface MessageReceiver {
 
-    /** Whether the socket closed: nothing more is queued on it. */
+    /**
+     * Whether the socket closed: nothing more is queued on it.
+     *
+     * @return true once the socket is closed
+     */
     boolean isClosed();
 
-    /** An arrival with room for {@code length} payload bytes (position 0, limit {@code length}). */
+    /**
+     * An arrival with room for {@code length} payload bytes (position 0, limit {@code length}).
+     *
+     * @param length the payload size in bytes (h_len)
+     * @return an arrival from the socket's pool, or a new one
+     */
     Arrival claim(int length);
 
-    /** Gives back an arrival that was claimed and will not be delivered (a duplicate, a drop). */
+    /**
+     * Gives back an arrival that was claimed and will not be delivered (a duplicate, a drop).
+     *
+     * @param arrival the arrival from {@link #claim}, which the caller must no longer use
+     */
     void abandon(Arrival arrival);
 
     /**
      * Queues a batch of arrivals, linked through {@link Arrival#next()} from {@code first} to {@code last}, and wakes
      * readers once. If the socket closed, the arrivals are dropped and counted.
      *
+     * @param first the first arrival of the batch
+     * @param last the last arrival of the batch
      * @param count how many arrivals
      * @param bytes their payload bytes in all
      */

@@ -40,9 +40,14 @@ public final class OutgoingMessage {
     }
 
     /**
+     * A data message that is not pooled, kept until the peer acknowledges it.
+     *
+     * @param sourcePort the sending socket's RDS port, 0 to 65535 (h_sport)
+     * @param destinationPort the receiving socket's RDS port, 0 to 65535 (h_dport)
      * @param payload position 0, limit = length; owned by the message from now on
      * @param owner the sending socket, or {@code null} for messages of the protocol itself (pongs, probes)
      * @param extensions a 16-byte extension area, or {@code null} for none
+     * @param ackRequired ask an acknowledging peer to acknowledge at once (the sender's buffer is over half full)
      */
     public OutgoingMessage(int sourcePort, int destinationPort, ByteBuffer payload, MessageOwner owner,
                            byte[] extensions, boolean ackRequired) {
@@ -65,6 +70,13 @@ public final class OutgoingMessage {
      * Makes this (pooled) message a data message carrying a copy of {@code data}'s remaining bytes; {@code data}'s
      * position is left unchanged. The message's buffer is reused when large enough, so steady traffic allocates
      * nothing.
+     *
+     * @param sourcePort the sending socket's RDS port, 0 to 65535
+     * @param destinationPort the receiving socket's RDS port, 0 to 65535
+     * @param data the bytes to send, copied
+     * @param owner the sending socket, told when the message is released
+     * @param ackRequired ask an acknowledging peer to acknowledge at once
+     * @return this message
      */
     public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
                                 boolean ackRequired) {
@@ -86,6 +98,14 @@ public final class OutgoingMessage {
     /**
      * Makes this (pooled) message a zero-copy data message: its payload is {@code lent}, a view of the caller's
      * bytes (position 0, limit = length), not a copy; {@code cookie} goes back to the caller when the path is done.
+     *
+     * @param sourcePort the sending socket's RDS port, 0 to 65535
+     * @param destinationPort the receiving socket's RDS port, 0 to 65535
+     * @param lent the caller's bytes, which must stay unchanged until the cookie is reported
+     * @param cookie the caller's number for this send, reported back when done
+     * @param owner the sending socket, told when the message is released
+     * @param ackRequired ask an acknowledging peer to acknowledge at once
+     * @return this message
      */
     public OutgoingMessage fillZeroCopy(int sourcePort, int destinationPort, ByteBuffer lent, int cookie,
                                         MessageOwner owner, boolean ackRequired) {
@@ -95,11 +115,20 @@ public final class OutgoingMessage {
         return init(sourcePort, destinationPort, owner, ackRequired);
     }
 
-    /** Whether the message was sent with {@code sendZeroCopy}; {@link #cookie()} is then the caller's number. */
+    /**
+     * Whether the message was sent with {@code sendZeroCopy}; {@link #cookie()} is then the caller's number.
+     *
+     * @return true if the payload is the caller's memory, not a copy
+     */
     public boolean isZeroCopy() {
         return zeroCopy;
     }
 
+    /**
+     * The caller's number for a zero-copy send, reported back when the path is done with the payload.
+     *
+     * @return the cookie, 0 for a message that is not zero-copy
+     */
     public int cookie() {
         return cookie;
     }
@@ -136,7 +165,11 @@ public final class OutgoingMessage {
         return c < 0 ? len : c;
     }
 
-    /** The capacity of the message's reusable buffer, 0 if it has none. */
+    /**
+     * The capacity of the message's reusable buffer, 0 if it has none.
+     *
+     * @return the capacity in bytes
+     */
     public int bufferCapacity() {
         return own == null ? 0 : own.capacity();
     }
@@ -177,27 +210,56 @@ public final class OutgoingMessage {
                 handshake(npaths, generation), true, false, false);
     }
 
+    /**
+     * The payload length, h_len.
+     *
+     * @return the payload size in bytes, header excluded
+     */
     public int length() {
         return payload.limit();
     }
 
+    /**
+     * The sending socket's RDS port, h_sport.
+     *
+     * @return the RDS port, 0 to 65535 (0 for the protocol's own pongs)
+     */
     public int sourcePort() {
         return sourcePort;
     }
 
+    /**
+     * The receiving socket's RDS port, h_dport.
+     *
+     * @return the RDS port, 0 to 65535 (0 for pings and probes)
+     */
     public int destinationPort() {
         return destinationPort;
     }
 
+    /**
+     * The socket that sent the message.
+     *
+     * @return the owner, or {@code null} for messages of the protocol itself
+     */
     public MessageOwner owner() {
         return owner;
     }
 
+    /**
+     * The sequence number the path gave the message, kept across resends.
+     *
+     * @return h_sequence, unsigned 64-bit; 0 until the message is enqueued
+     */
     public long sequence() {
         return sequence;
     }
 
-    /** The next message in a released chain ({@link MessageOwner#released}). */
+    /**
+     * The next message in a released chain ({@link MessageOwner#released}).
+     *
+     * @return the next message, or {@code null} at the end of the chain
+     */
     public OutgoingMessage next() {
         return next;
     }

@@ -15,7 +15,12 @@ public final class ReconnectBackoff {
     private long ceilingNanos;
 
     /**
+     * A backoff whose first reconnect is immediate.
+     *
+     * @param minNanos the first ceiling in nanoseconds, positive
+     * @param maxNanos the highest ceiling in nanoseconds, at least {@code minNanos}
      * @param random given a bound {@code n > 0}, returns a value in {@code [0, n)}
+     * @throws IllegalArgumentException if {@code minNanos} is not positive or {@code maxNanos} is below it
      */
     public ReconnectBackoff(long minNanos, long maxNanos, LongUnaryOperator random) {
         if (minNanos <= 0 || maxNanos < minNanos) {
@@ -26,7 +31,11 @@ public final class ReconnectBackoff {
         this.random = random;
     }
 
-    /** The delay before the next connection attempt, advancing the ceiling. */
+    /**
+     * The delay before the next connection attempt, advancing the ceiling.
+     *
+     * @return the delay in nanoseconds, 0 for the first attempt after a reset
+     */
     public long nextDelayNanos() {
         if (ceilingNanos == 0) {
             ceilingNanos = minNanos;
@@ -42,7 +51,11 @@ public final class ReconnectBackoff {
         ceilingNanos = 0;
     }
 
-    /** The current ceiling (0 before the first delay). */
+    /**
+     * The current ceiling (0 before the first delay).
+     *
+     * @return the ceiling in nanoseconds
+     */
     public long ceilingNanos() {
         return ceilingNanos;
     }

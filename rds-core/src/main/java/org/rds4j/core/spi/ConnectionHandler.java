@@ -9,33 +9,49 @@ import java.nio.ByteBuffer;
  */
 public interface ConnectionHandler {
 
-    /** An outgoing connection opened by {@link TransportInstance#connect} is established. */
+    /**
+     * An outgoing connection opened by {@link TransportInstance#connect} is established.
+     *
+     * @param connection the new connection, whose events now come to this handler
+     */
     void onConnected(TransportConnection connection);
 
-    /** An outgoing connection could not be established. */
+    /**
+     * An outgoing connection could not be established.
+     *
+     * @param cause why, such as a refused or timed-out connect
+     */
     void onConnectFailed(Throwable cause);
 
     /**
      * Bytes arrived, in stream order. The handler consumes all remaining bytes of {@code data} before returning and
      * does not keep a reference to it.
+     *
+     * @param data the bytes received, valid only during this call
      */
     void onBytes(ByteBuffer data);
 
     /**
      * The connection can take frames: write as many as {@link FrameSink#isWritable()} allows. The transport flushes
      * after this call returns, so frames written in one call leave in as few system calls as possible.
+     *
+     * @param sink where to write frames, valid only during this call
      */
     void transmit(FrameSink sink);
 
     /**
      * Everything written to this connection up to {@code streamOffset} (counted from its first byte, as returned by
      * {@link FrameSink#streamOffset()}) has left the transport: for TCP, handed to the operating system.
+     *
+     * @param streamOffset a byte count from the start of the connection's stream
      */
     void onTransmitted(long streamOffset);
 
     /**
      * The connection is closed, by either side or by an error ({@code cause}, or {@code null} for an orderly close).
      * Called once, and nothing else is called after it.
+     *
+     * @param cause the error that closed it, or {@code null} for an orderly close
      */
     void onClosed(Throwable cause);
 }

@@ -11,15 +11,24 @@ public interface FrameSink {
      * Whether the connection still has room (below its high-water mark). The core stops writing when this turns
      * false and continues in the next {@link ConnectionHandler#transmit} call, which the transport makes once the
      * connection drains.
+     *
+     * @return true while more frames may be written
      */
     boolean isWritable();
 
     /**
      * Appends one frame: the remaining bytes of {@code header} then of {@code payload}, back to back. The sink
      * copies what it needs before returning; the buffers' positions are left unchanged.
+     *
+     * @param header the encoded 48-byte RDS header
+     * @param payload the message's payload, possibly empty
      */
     void write(ByteBuffer header, ByteBuffer payload);
 
-    /** The number of bytes written to this connection so far, counting from its first byte. */
+    /**
+     * The number of bytes written to this connection so far, counting from its first byte.
+     *
+     * @return the stream offset after the last frame written, for {@link ConnectionHandler#onTransmitted}
+     */
     long streamOffset();
 }

@@ -5,10 +5,18 @@ import java.net.InetSocketAddress;
 /** One established transport connection (for TCP: one socket), as the core sees it. Methods are thread-safe. */
 public interface TransportConnection {
 
-    /** The local end: the RDS host address and the transport's own port. */
+    /**
+     * The local end: the RDS host address and the transport's own port.
+     *
+     * @return our address and transport port (for TCP: the listening port if the peer connected, else an ephemeral one)
+     */
     InetSocketAddress localAddress();
 
-    /** The remote end: the peer RDS host address and the transport's own port. */
+    /**
+     * The remote end: the peer RDS host address and the transport's own port.
+     *
+     * @return the peer's address and transport port
+     */
     InetSocketAddress remoteAddress();
 
     /**

@@ -6,7 +6,11 @@ import org.rds4j.RdsStackConfig;
 /** What the core offers a transport instance: its stack's settings and the decision on incoming connections. */
 public interface TransportHost {
 
-    /** The stack's configuration (TCP port, transport properties). */
+    /**
+     * The stack's configuration (TCP port, transport properties).
+     *
+     * @return the configuration the stack was made with
+     */
     RdsStackConfig config();
 
     /**
@@ -15,9 +19,16 @@ public interface TransportHost {
      * transport then resets the connection).
      *
      * <p>Called on the connection's I/O thread, before any byte of it is delivered.
+     *
+     * @param connection the connection the peer opened
+     * @return the handler for the connection, or {@code null} to refuse it
      */
     ConnectionHandler accept(TransportConnection connection);
 
-    /** A scheduler for a transport's timers; owned by the stack, so do not shut it down. */
+    /**
+     * A scheduler for a transport's timers; owned by the stack, so do not shut it down.
+     *
+     * @return the stack's scheduler
+     */
     ScheduledExecutorService scheduler();
 }

@@ -6,24 +6,38 @@ import java.net.InetAddress;
 /** One transport serving one stack: its listeners and outgoing connections. */
 public interface TransportInstance extends AutoCloseable {
 
-    /** Whether a socket may bind this address with this transport (for TCP: an address of this machine). */
+    /**
+     * Whether a socket may bind this address with this transport (for TCP: an address of this machine).
+     *
+     * @param address the address a socket asks to bind
+     * @return true if this transport can carry messages from it
+     */
     boolean canBind(InetAddress address);
 
     /**
      * Starts accepting connections to {@code local}; called by the core when the first socket binds that
      * address. Incoming connections are offered to {@link TransportHost#accept}.
      *
+     * @param local one of this stack's addresses
      * @throws IOException the address cannot be listened on (say, the port is in use there)
      */
     void listen(InetAddress local) throws IOException;
 
-    /** Stops accepting connections to {@code local}; established connections stay. */
+    /**
+     * Stops accepting connections to {@code local}; established connections stay.
+     *
+     * @param local an address passed to {@link #listen} before
+     */
     void unlisten(InetAddress local);
 
     /**
      * Opens a connection from {@code local} to {@code peer}, asynchronously. Exactly one of
      * {@link ConnectionHandler#onConnected} or {@link ConnectionHandler#onConnectFailed} follows, on the
      * connection's I/O thread or another transport thread.
+     *
+     * @param local our address, which the connection is made from
+     * @param peer the peer host's address
+     * @param handler told of the outcome, then of every event of the connection
      */
     void connect(InetAddress local, InetAddress peer, ConnectionHandler handler);
 

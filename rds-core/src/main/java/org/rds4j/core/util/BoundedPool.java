@@ -36,7 +36,12 @@ public final class BoundedPool<T> {
     @SuppressWarnings("unused") private volatile long head;   // next slot to take from
     @SuppressWarnings("unused") private volatile long tail;   // next slot to give back to
 
-    /** @param capacity rounded up to a power of two */
+    /**
+     * An empty pool.
+     *
+     * @param capacity rounded up to a power of two
+     * @param factory makes a new object when the pool is empty
+     */
     public BoundedPool(int capacity, Supplier<T> factory) {
         int n = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
         this.sequences = new long[n];
@@ -48,13 +53,21 @@ public final class BoundedPool<T> {
         }
     }
 
-    /** An object from the pool, or a new one when the pool is empty. */
+    /**
+     * An object from the pool, or a new one when the pool is empty.
+     *
+     * @return the object, never {@code null}
+     */
     public T take() {
         T t = poll();
         return t != null ? t : factory.get();
     }
 
-    /** An object from the pool, or {@code null} when it is empty. */
+    /**
+     * An object from the pool, or {@code null} when it is empty.
+     *
+     * @return the object, or {@code null}
+     */
     @SuppressWarnings("unchecked")
     public T poll() {
         long pos = (long) HEAD.getVolatile(this);
@@ -78,7 +91,12 @@ public final class BoundedPool<T> {
         }
     }
 
-    /** Gives an object back; returns false (and drops it) when the pool is full. */
+    /**
+     * Gives an object back.
+     *
+     * @param item the object, which the caller must no longer use
+     * @return true if pooled, false (and dropped) when the pool is full
+     */
     public boolean offer(T item) {
         long pos = (long) TAIL.getVolatile(this);
         while (true) {
@@ -100,12 +118,21 @@ public final class BoundedPool<T> {
         }
     }
 
-    /** Objects in the pool now; a moment's estimate under concurrent use. */
+    /**
+     * Objects in the pool now; a moment's estimate under concurrent use.
+     *
+     * @return the number of pooled objects, 0 to {@link #capacity()}
+     */
     public int size() {
         long n = (long) TAIL.getVolatile(this) - (long) HEAD.getVolatile(this);
         return (int) Math.max(0, Math.min(n, mask + 1));
     }
 
+    /**
+     * How many objects the pool can hold.
+     *
+     * @return the capacity, a power of two
+     */
     public int capacity() {
         return mask + 1;
     }

@@ -20,19 +20,35 @@ public final class GrowingPool<T> {
     private final int maxCapacity;
     private volatile BoundedPool<T> pool;
 
+    /**
+     * An empty pool of {@code initialCapacity}.
+     *
+     * @param initialCapacity the first capacity, rounded up to a power of two
+     * @param maxCapacity the capacity beyond which the pool no longer grows
+     * @param factory makes a new object when the pool is empty
+     */
     public GrowingPool(int initialCapacity, int maxCapacity, Supplier<T> factory) {
         this.factory = factory;
         this.maxCapacity = maxCapacity;
         this.pool = new BoundedPool<>(initialCapacity, factory);
     }
 
-    /** An object from the pool, or a new one. */
+    /**
+     * An object from the pool, or a new one.
+     *
+     * @return the object, never {@code null}
+     */
     public T take() {
         T t = pool.poll();
         return t != null ? t : factory.get();
     }
 
-    /** Gives an object back, growing the pool if it is full and below its maximum; false if it was dropped. */
+    /**
+     * Gives an object back, growing the pool if it is full and below its maximum.
+     *
+     * @param item the object, which the caller must no longer use
+     * @return true if pooled, false if it was dropped
+     */
     public boolean offer(T item) {
         BoundedPool<T> p = pool;
         if (p.offer(item)) {
@@ -53,6 +69,11 @@ public final class GrowingPool<T> {
         return pool.offer(item);
     }
 
+    /**
+     * How many objects the pool can hold now; it grows on demand.
+     *
+     * @return the current capacity
+     */
     public int capacity() {
         return pool.capacity();
     }

@@ -14,10 +14,15 @@ package org.rds4j.core.wire;
  * a 6.1 kernel never sends either type.
  */
 public final class ExtensionHeaders {
+    /** No entry: a type byte of 0 ends the list. */
     public static final int NONE = 0;
+    /** The sender's protocol version, u32 (RDS_EXTHDR_VERSION); rds4j never adds it. */
     public static final int VERSION = 1;
+    /** RDMA only: the key of an RDMA operation, u32; never meaningful over TCP. */
     public static final int RDMA = 2;
+    /** RDMA only: the destination key and offset, 8 bytes; never meaningful over TCP. */
     public static final int RDMA_DEST = 3;
+    /** Post-6.1, RDMA only: the number of bytes transferred, 8 bytes; never meaningful over TCP. */
     public static final int RDMA_BYTES = 4;
     /** The number of paths the sender supports, u16 (multipath probe ping and pong). */
     public static final int NPATHS = 5;
@@ -53,6 +58,11 @@ public final class ExtensionHeaders {
     public interface Visitor {
         /**
          * One entry: its type, and its payload at {@code area[offset, offset + size)}.
+         *
+         * @param type the entry's type, 1 to 15
+         * @param area the whole extension area (not a copy; do not keep it)
+         * @param offset where the payload starts in {@code area}
+         * @param size the payload size in bytes, 0 for a type without one
          */
         void visit(int type, byte[] area, int offset, int size);
     }
@@ -60,12 +70,22 @@ public final class ExtensionHeaders {
     private ExtensionHeaders() {
     }
 
-    /** The payload size of a type, 0 for types without one (and for unknown types below 16). */
+    /**
+     * The payload size of a type, 0 for types without one (and for unknown types below 16).
+     *
+     * @param type an extension type
+     * @return the payload size in bytes
+     */
     public static int payloadSize(int type) {
         return type >= 0 && type < MAX_TYPE ? SIZES[type] : 0;
     }
 
-    /** Walks the entries of {@code area} as the kernel's receiver does. Never throws for any content. */
+    /**
+     * Walks the entries of {@code area} as the kernel's receiver does. Never throws for any content.
+     *
+     * @param area an extension area, normally {@link RdsHeader#extensions()}
+     * @param visitor called once for each entry, in order
+     */
     public static void forEach(byte[] area, Visitor visitor) {
         int pos = 0;
         while (pos < area.length) {
@@ -82,7 +102,12 @@ public final class ExtensionHeaders {
         }
     }
 
-    /** Where the entries of {@code area} end (the offset a new entry would be appended at). */
+    /**
+     * Where the entries of {@code area} end (the offset a new entry would be appended at).
+     *
+     * @param area an extension area
+     * @return the offset of the first byte after the last entry, {@code area.length} when full
+     */
     public static int end(byte[] area) {
         int pos = 0;
         while (pos < area.length) {
@@ -102,6 +127,10 @@ public final class ExtensionHeaders {
     /**
      * Adds an entry whose payload is the low {@code payloadSize(type)} bytes of {@code value}, big-endian.
      *
+     * @param area the extension area to add to, changed in place
+     * @param type the entry's type, 1 to 15
+     * @param value the payload; only its low {@code payloadSize(type)} bytes are written
+     * @param mode how to add, matching the peer's kernel generation
      * @return whether it was added; like the kernel, a refusal is silent (no room, a second entry in
      *         {@link AddMode#SINGLE}, or a type of 16 or more)
      */
@@ -136,6 +165,10 @@ public final class ExtensionHeaders {
     /**
      * The first entry of {@code type} as an unsigned big-endian number, or -1 if there is none. Meant for the
      * entries of at most 4 bytes rds4j reads (NPATHS, GEN_NUM); an 8-byte payload comes back as its raw 64 bits.
+     *
+     * @param area an extension area
+     * @param type the type to look for
+     * @return the payload of its first entry, or -1 if there is none
      */
     public static long find(byte[] area, int type) {
         long[] found = {-1};
@@ -151,7 +184,12 @@ public final class ExtensionHeaders {
         return found[0];
     }
 
-    /** A short description such as {@code NPATHS=8 GEN_NUM=0x1234abcd}, for logs. */
+    /**
+     * A short description such as {@code NPATHS=8 GEN_NUM=0x1234abcd}, for logs.
+     *
+     * @param area an extension area
+     * @return the entries separated by spaces, or {@code none} if there are none
+     */
     public static String describe(byte[] area) {
         StringBuilder sb = new StringBuilder();
         forEach(area, (t, a, off, size) -> {
@@ -169,7 +207,12 @@ public final class ExtensionHeaders {
         return sb.length() == 0 ? "none" : sb.toString();
     }
 
-    /** The kernel's name of an extension type. */
+    /**
+     * The kernel's name of an extension type.
+     *
+     * @param type an extension type
+     * @return the name without its {@code RDS_EXTHDR_} prefix, or {@code TYPE} and the number if unknown
+     */
     public static String name(int type) {
         switch (type) {
             case NONE: return "NONE";

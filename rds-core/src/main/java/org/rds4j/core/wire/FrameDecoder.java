@@ -20,6 +20,9 @@ public final class FrameDecoder {
         /**
          * A header is complete: return a buffer with at least {@code header.length()} bytes remaining for the
          * payload, or {@code null} to have the payload skipped. The decoder fills it from its position.
+         *
+         * @param header the message's header, valid only during this call
+         * @return the buffer for the payload, or {@code null} to skip it
          */
         ByteBuffer payloadBuffer(RdsHeader header);
 
@@ -27,6 +30,10 @@ public final class FrameDecoder {
          * A message is complete. {@code payload} is the buffer from {@link #payloadBuffer}, its position advanced
          * by the payload length, or {@code null} if that returned {@code null}. The header is reused for the next
          * message once this returns.
+         *
+         * @param header the message's header, reused once this returns
+         * @param payload the filled buffer, or {@code null} if the payload was skipped
+         * @throws RdsProtocolException if the message breaks the protocol; decoding stops and the stream is dropped
          */
         void onMessage(RdsHeader header, ByteBuffer payload) throws RdsProtocolException;
     }
@@ -46,6 +53,8 @@ public final class FrameDecoder {
     /**
      * Consumes all remaining bytes of {@code in}, calling the listener for each message completed.
      *
+     * @param in the bytes read from the transport; all are consumed
+     * @param listener gives the payload buffers and takes the completed messages
      * @throws RdsProtocolException a header announced a payload above the cap; the stream cannot be resumed
      */
     public void decode(ByteBuffer in, Listener listener) throws RdsProtocolException {
@@ -102,17 +111,29 @@ public final class FrameDecoder {
         return true;
     }
 
-    /** Whether a message is partly received: the stream stopped inside a header or payload. */
+    /**
+     * Whether a message is partly received: the stream stopped inside a header or payload.
+     *
+     * @return true if the decoder holds part of a message
+     */
     public boolean inMessage() {
         return payloadRemaining >= 0 || headerBytes.position() > 0;
     }
 
-    /** Bytes of the current header received so far (0 between messages), as the kernel's {@code hdr_rem} counts. */
+    /**
+     * Bytes of the current header received so far (0 between messages), as the kernel's {@code hdr_rem} counts.
+     *
+     * @return 0 to 48; 48 while the payload is being received
+     */
     public int headerBytesReceived() {
         return payloadRemaining >= 0 ? RdsHeader.SIZE : headerBytes.position();
     }
 
-    /** The number of messages decoded so far. */
+    /**
+     * The number of messages decoded so far.
+     *
+     * @return the count since the decoder was made
+     */
     public long messages() {
         return messages;
     }

@@ -27,8 +27,11 @@ import java.util.Arrays;
  * 48 bytes and encoding reproduces them exactly, so a header passes through rds4j unchanged.
  */
 public final class RdsHeader {
+    /** The header's size in bytes, extension area included. */
     public static final int SIZE = 48;
+    /** Where the extension area {@code h_exthdr} starts within the header. */
     public static final int EXTHDR_OFFSET = 32;
+    /** The extension area's size in bytes ({@code RDS_HEADER_EXT_SPACE}). */
     public static final int EXTHDR_SIZE = 16;
 
     /** The payload is a congestion bitmap; the receiver tests {@code h_flags == FLAG_CONG_BITMAP} exactly. */
@@ -54,6 +57,10 @@ public final class RdsHeader {
     /**
      * Reads 48 bytes from {@code src} (advancing its position) into this header. The wire is big-endian whatever
      * the buffer's byte order, which is left as it was.
+     *
+     * @param src the buffer to read from; at least 48 bytes must remain
+     * @return this header
+     * @throws IllegalArgumentException if fewer than 48 bytes remain
      */
     public RdsHeader decode(ByteBuffer src) {
         if (src.remaining() < SIZE) {
@@ -82,7 +89,11 @@ public final class RdsHeader {
         src.get(extensions);
     }
 
-    /** Writes this header's 48 bytes to {@code dst}, big-endian whatever its byte order, advancing its position. */
+    /**
+     * Writes this header's 48 bytes to {@code dst}, big-endian whatever its byte order, advancing its position.
+     *
+     * @param dst the buffer to write to; at least 48 bytes must remain
+     */
     public void encode(ByteBuffer dst) {
         ByteOrder order = dst.order();
         dst.order(ByteOrder.BIG_ENDIAN);
@@ -106,7 +117,11 @@ public final class RdsHeader {
         dst.put(extensions);
     }
 
-    /** Resets every field to zero, as the kernel's zero-filled message allocation does. */
+    /**
+     * Resets every field to zero, as the kernel's zero-filled message allocation does.
+     *
+     * @return this header
+     */
     public RdsHeader clear() {
         sequence = 0;
         ack = 0;
@@ -121,7 +136,12 @@ public final class RdsHeader {
         return this;
     }
 
-    /** Copies every field of {@code other} into this header. */
+    /**
+     * Copies every field of {@code other} into this header.
+     *
+     * @param other the header to copy, left unchanged
+     * @return this header
+     */
     public RdsHeader set(RdsHeader other) {
         sequence = other.sequence;
         ack = other.ack;
@@ -136,29 +156,62 @@ public final class RdsHeader {
         return this;
     }
 
+    /**
+     * h_sequence, the per-path sequence number; 0 for congestion maps.
+     *
+     * @return the sequence number, all 64 bits used (compare with {@link Long#compareUnsigned})
+     */
     public long sequence() {
         return sequence;
     }
 
+    /**
+     * Sets h_sequence.
+     *
+     * @param value the sequence number, read as unsigned 64-bit
+     * @return this header
+     */
     public RdsHeader sequence(long value) {
         this.sequence = value;
         return this;
     }
 
+    /**
+     * h_ack, the highest sequence number acknowledged; 0 over TCP.
+     *
+     * @return the acknowledgement, all 64 bits used
+     */
     public long ack() {
         return ack;
     }
 
+    /**
+     * Sets h_ack.
+     *
+     * @param value the acknowledgement, read as unsigned 64-bit
+     * @return this header
+     */
     public RdsHeader ack(long value) {
         this.ack = value;
         return this;
     }
 
-    /** h_len, the payload length: an unsigned 32-bit value. */
+    /**
+     * h_len, the payload length: an unsigned 32-bit value.
+     *
+     * @return the payload length in bytes, header excluded
+     */
     public long length() {
         return length;
     }
 
+    /**
+     * Sets h_len.
+     *
+     * @param value the payload length in bytes, 0 to 2<sup>32</sup>-1
+     * @return this header
+     * @throws IllegalArgumentException if {@code value} does not fit in 32 unsigned bits
+     */
     public RdsHeader length(long value) {
         if (value < 0 || value > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException("h_len is an unsigned 32-bit field, not " + value);
@@ -167,71 +220,155 @@ public final class RdsHeader {
         return this;
     }
 
+    /**
+     * h_sport, the sender's RDS port.
+     *
+     * @return the RDS port, 0 to 65535
+     */
     public int sourcePort() {
         return sourcePort;
     }
 
+    /**
+     * Sets h_sport.
+     *
+     * @param port the sender's RDS port, 0 to 65535
+     * @return this header
+     * @throws IllegalArgumentException if {@code port} is out of range
+     */
     public RdsHeader sourcePort(int port) {
         this.sourcePort = u16(port, "h_sport");
         return this;
     }
 
+    /**
+     * h_dport, the RDS port the message is for.
+     *
+     * @return the RDS port, 0 to 65535
+     */
     public int destinationPort() {
         return destinationPort;
     }
 
+    /**
+     * Sets h_dport.
+     *
+     * @param port the destination RDS port, 0 to 65535
+     * @return this header
+     * @throws IllegalArgumentException if {@code port} is out of range
+     */
     public RdsHeader destinationPort(int port) {
         this.destinationPort = u16(port, "h_dport");
         return this;
     }
 
+    /**
+     * h_flags, a combination of the {@code FLAG_} constants.
+     *
+     * @return the flags byte, 0 to 255
+     */
     public int flags() {
         return flags;
     }
 
+    /**
+     * Sets h_flags.
+     *
+     * @param value the flags byte, 0 to 255
+     * @return this header
+     * @throws IllegalArgumentException if {@code value} does not fit in 8 unsigned bits
+     */
     public RdsHeader flags(int value) {
         this.flags = u8(value, "h_flags");
         return this;
     }
 
+    /**
+     * Whether any bit of {@code flag} is set in h_flags.
+     *
+     * @param flag one of the {@code FLAG_} constants, or several OR-ed together
+     * @return true if at least one of those bits is set
+     */
     public boolean hasFlag(int flag) {
         return (flags & flag) != 0;
     }
 
-    /** Whether this is a congestion-map message: the kernel tests the flags for equality, not for the bit. */
+    /**
+     * Whether this is a congestion-map message: the kernel tests the flags for equality, not for the bit.
+     *
+     * @return true if h_flags is exactly {@link #FLAG_CONG_BITMAP}
+     */
     public boolean isCongestionMap() {
         return flags == FLAG_CONG_BITMAP;
     }
 
+    /**
+     * h_credit, flow-control credits granted to the peer; 0 over TCP.
+     *
+     * @return the credit byte, 0 to 255
+     */
     public int credit() {
         return credit;
     }
 
+    /**
+     * Sets h_credit.
+     *
+     * @param value the credit byte, 0 to 255
+     * @return this header
+     * @throws IllegalArgumentException if {@code value} does not fit in 8 unsigned bits
+     */
     public RdsHeader credit(int value) {
         this.credit = u8(value, "h_credit");
         return this;
     }
 
-    /** The four padding bytes as one big-endian int. */
+    /**
+     * The four padding bytes as one big-endian int.
+     *
+     * @return the padding, normally 0
+     */
     public int padding() {
         return padding;
     }
 
+    /**
+     * Sets the four padding bytes.
+     *
+     * @param value the padding as one big-endian int
+     * @return this header
+     */
     public RdsHeader padding(int value) {
         this.padding = value;
         return this;
     }
 
+    /**
+     * h_csum; 0 over TCP and never verified.
+     *
+     * @return the checksum field, 0 to 65535
+     */
     public int checksum() {
         return checksum;
     }
 
+    /**
+     * Sets h_csum.
+     *
+     * @param value the checksum field, 0 to 65535
+     * @return this header
+     * @throws IllegalArgumentException if {@code value} is out of range
+     */
     public RdsHeader checksum(int value) {
         this.checksum = u16(value, "h_csum");
         return this;
     }
 
-    /** The 16-byte extension area itself (not a copy); see {@link ExtensionHeaders} to read and add entries. */
+    /**
+     * The 16-byte extension area itself (not a copy); see {@link ExtensionHeaders} to read and add entries.
+     *
+     * @return the live extension bytes; writes to it change this header
+     */
     public byte[] extensions() {
         return extensions;
     }

@@ -7,6 +7,11 @@ package org.rds4j.core.wire;
 public final class RdsProtocolException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception for one protocol violation.
+     *
+     * @param message what the peer sent and why it cannot be RDS, for the log
+     */
     public RdsProtocolException(String message) {
         super(message);
     }

@@ -1,6 +1,5 @@
 package org.rds4j.bench.jmh;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -153,6 +152,7 @@ public final class BlackholeTransport implements RdsTransport {
 
         @Override
         public void close() {
+            INSTANCES.remove(host.config().name(), this);
             for (Conn c : outgoing.values()) {
                 c.close();
             }

@@ -134,14 +134,4 @@ public final class Arrival {
         this.arrivalNanos = arrivalNanos;
         return this;
     }
-
-    /**
-     * The capacity of the arrival's buffer, 0 if it has none.
-     *
-     * @return the capacity in bytes
-     */
-    public int bufferCapacity() {
-        return payload == null ? 0 : payload.capacity();
-    }
-
 }

@@ -59,13 +59,4 @@ public final class MessagePool {
             size += count;
         }
     }
-
-    /**
-     * Spare messages now.
-     *
-     * @return the number of pooled messages
-     */
-    public synchronized int size() {
-        return size;
-    }
 }

@@ -165,15 +165,6 @@ public final class OutgoingMessage {
         return c < 0 ? len : c;
     }
 
-    /**
-     * The capacity of the message's reusable buffer, 0 if it has none.
-     *
-     * @return the capacity in bytes
-     */
-    public int bufferCapacity() {
-        return own == null ? 0 : own.capacity();
-    }
-
 
     /**
      * A pong answering a ping from {@code pingSourcePort}; a pong to a multipath probe carries our NPATHS and

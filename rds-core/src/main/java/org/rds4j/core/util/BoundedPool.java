@@ -119,16 +119,6 @@ public final class BoundedPool<T> {
     }
 
     /**
-     * Objects in the pool now; a moment's estimate under concurrent use.
-     *
-     * @return the number of pooled objects, 0 to {@link #capacity()}
-     */
-    public int size() {
-        long n = (long) TAIL.getVolatile(this) - (long) HEAD.getVolatile(this);
-        return (int) Math.max(0, Math.min(n, mask + 1));
-    }
-
-    /**
      * How many objects the pool can hold.
      *
      * @return the capacity, a power of two

@@ -68,13 +68,4 @@ public final class GrowingPool<T> {
         }
         return pool.offer(item);
     }
-
-    /**
-     * How many objects the pool can hold now; it grows on demand.
-     *
-     * @return the current capacity
-     */
-    public int capacity() {
-        return pool.capacity();
-    }
 }

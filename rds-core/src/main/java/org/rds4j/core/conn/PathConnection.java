@@ -121,9 +121,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             }
             return congestionScratch.clear();
         }
-        if (h.destinationPort() == 0 || path.receiver().isDuplicate(h)) {
+        if (h.destinationPort() == 0) {
             return null;                            // nothing to keep: skip the bytes
         }
+        // A duplicate (only after a reset) is decoded too and given back when receive() drops it: one check of the
+        // sequence rules per message, under the path's monitor once, rather than a second look before decoding.
         MessageReceiver r = receiver(h.destinationPort());
         if (r == null) {
             return null;

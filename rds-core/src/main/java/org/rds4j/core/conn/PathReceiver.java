@@ -51,13 +51,6 @@ final class PathReceiver {
         return nextRxSeq == 0 ? 0 : nextRxSeq - 1;
     }
 
-    /** Whether a message with this header would be dropped as a duplicate; a check, no state change. */
-    boolean isDuplicate(RdsHeader h) {
-        synchronized (path) {
-            return h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0;
-        }
-    }
-
     /**
      * A complete message (not a congestion map) arrived. The kernel's rule for duplicates: drop it if it is marked
      * retransmitted and its number is below the next expected; otherwise take it, and expect the number after it

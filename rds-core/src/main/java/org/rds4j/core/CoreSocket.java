@@ -88,10 +88,6 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     private volatile Connection lastConnection;
     /** Set by the first zero-copy send: released messages must then be checked for cookies to report. */
     private volatile boolean zeroCopyUsed;
-    /** The last destination address that passed the checks: steady traffic is not checked again. */
-    private volatile InetAddress lastChecked;
-    /** Per-thread scratch for take(): whether taking a message cleared our port's congestion. */
-    private static final ThreadLocal<boolean[]> CLEARED = ThreadLocal.withInitial(() -> new boolean[1]);
 
     CoreSocket(CoreStack stack) {
         this.stack = stack;
@@ -213,15 +209,17 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         return len;
     }
 
-    /** The destination's address, checked; the last one that passed is not checked again (the checks allocate). */
+    /**
+     * The destination's address, checked. The peer of the last send's connection passed these checks then, and the
+     * socket's own address has not changed since bind, so steady traffic skips them (they allocate).
+     */
     private InetAddress checkDestination(InetSocketAddress destination, InetSocketAddress from) throws IOException {
-        InetAddress to = destination == null || destination.isUnresolved() ? null : destination.getAddress();
-        if (to != null && to == lastChecked) {
-            return to;
+        Connection last = lastConnection;
+        if (last != null && destination != null && !destination.isUnresolved()
+                && destination.getAddress() == last.peer()) {
+            return last.peer();
         }
-        to = SocketAddresses.checkDestination(destination, from);
-        lastChecked = to;
-        return to;
+        return SocketAddresses.checkDestination(destination, from);
     }
 
     @Override
@@ -304,6 +302,11 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             stack.sendCongestionUpdates(local.getAddress());
         }
         signalSelectors();
+    }
+
+    /** Taking a message cleared this socket's port in the local map: tell the peers. Not under the queue's lock. */
+    void ownPortCleared() {
+        stack.sendCongestionUpdates(local.getAddress());
     }
 
     /** Sets or clears this socket's port in the local congestion map; under the receive queue's lock. */
@@ -397,17 +400,12 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         return n;
     }
 
-    /** Takes (or peeks) the next item; counts it and sends map updates if taking it cleared congestion. */
+    /** Takes (or peeks) the next item, and counts it. */
     private Arrival takeArrival(long timeoutNanos, boolean peek) throws IOException {
-        boolean[] cleared = CLEARED.get();
-        cleared[0] = false;
-        Arrival a = receiveQueue.take(timeoutNanos, peek, cleared);
+        Arrival a = receiveQueue.take(timeoutNanos, peek);
         if (a != null && !peek && a.notification() == null) {
             stack.statistics().increment(Counter.RECV_DELIVERED);
             stack.statistics().add(Counter.RECV_BYTES_FREED_FROMSOCK, a.length());
-        }
-        if (cleared[0]) {
-            stack.sendCongestionUpdates(local.getAddress());
         }
         return a;
     }

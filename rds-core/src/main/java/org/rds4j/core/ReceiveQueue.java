@@ -199,15 +199,14 @@ final class ReceiveQueue {
 
     // ------------------------------------------------------------------------------------------------ reader side
 
-    /** What {@link #take} found, besides the arrival: whether the congestion bit cleared. */
-    static final int CLEARED = 1;
-
     /**
      * The next item: a send failure, then a congestion notification, then zero-copy completions, then a message,
-     * as the kernel's recvmsg orders them; {@code null} if none came within the timeout. With {@code peek} a message stays queued (do not recycle
-     * it). {@code cleared[0]} is set when taking the message cleared the port's congestion.
+     * as the kernel's recvmsg orders them; {@code null} if none came within the timeout. With {@code peek} a message
+     * stays queued (do not recycle it). If taking the message cleared the port's congestion, the socket sends the
+     * map update once the lock is released.
      */
-    Arrival take(long timeoutNanos, boolean peek, boolean[] cleared) throws java.io.IOException {
+    Arrival take(long timeoutNanos, boolean peek) throws java.io.IOException {
+        boolean cleared = false;
         lock.lock();
         try {
             long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
@@ -241,7 +240,7 @@ final class ReceiveQueue {
                         available--;
                         if (congested && queuedBytes < rcvbuf / 4) {
                             congested = false;
-                            cleared[0] = socket.markOwnPort(false);
+                            cleared = socket.markOwnPort(false);
                         }
                     }
                     return a;
@@ -276,6 +275,9 @@ final class ReceiveQueue {
             throw new EintrException("interrupted while waiting for a message");
         } finally {
             lock.unlock();
+            if (cleared) {
+                socket.ownPortCleared();
+            }
         }
     }
 

@@ -33,6 +33,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private final AtomicBoolean transmitPending = new AtomicBoolean();
     private final AtomicBoolean deliveryPending = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean closeReported = new AtomicBoolean();
+    private volatile Throwable closeCause;
     private final Runnable transmitTask = this::runTransmit;
     private final Runnable deliverTask = this::deliverPending;
     private final Runnable consumedTask = this::reportConsumed;
@@ -70,8 +72,24 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         this.peer = other;
     }
 
+    /**
+     * Sets the handler, on the owner's thread. If the connection was reset before it had one (the other end aborted
+     * while the acceptor was still deciding), the handler hears of it now: else its path would stay up on a dead
+     * connection.
+     */
     void handler(ConnectionHandler h) {
         this.handler = h;
+        if (closed.get()) {
+            reportClosed();
+        }
+    }
+
+    /** Tells the handler of the close, once, if it has one yet. */
+    private void reportClosed() {
+        ConnectionHandler h = handler;
+        if (h != null && closeReported.compareAndSet(false, true)) {
+            h.onClosed(closeCause);
+        }
     }
 
     @Override
@@ -269,6 +287,10 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     private void closeLocally(Throwable cause) {
+        if (closed.get()) {
+            return;
+        }
+        closeCause = cause;                      // before the flag: whoever sees the flag sees the cause
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -276,12 +298,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
             inbound.clear();
         }
         owner.removed(this);
-        owner.execute(() -> {
-            ConnectionHandler h = handler;
-            if (h != null) {
-                h.onClosed(cause);
-            }
-        });
+        owner.execute(this::reportClosed);
     }
 
     @Override

@@ -41,7 +41,13 @@ public final class RdsDatagram {
         /** The application cancelled it ({@link RdsSocket#cancelSentTo}). */
         CANCELLED,
         /** The peer restarted before acknowledging it (the kernel discards such messages too). */
-        PEER_RESTARTED
+        PEER_RESTARTED,
+        /**
+         * The peer answered none of rds4j's acknowledgement pings for several seconds (a Linux host with
+         * {@code net.rds.ping_enable=0}), so whether it has the message cannot be known; sends to it fail with
+         * ETIMEDOUT until it answers again.
+         */
+        UNACKNOWLEDGED
     }
 
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();

@@ -33,6 +33,7 @@ public final class RdsStackConfig {
     private final Duration reconnectMaxDelay;
     private final Duration livenessInterval;
     private final boolean busyPoll;
+    private final int paths;
     private final int defaultSendBuffer;
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
@@ -47,6 +48,7 @@ public final class RdsStackConfig {
         this.reconnectMaxDelay = b.reconnectMaxDelay;
         this.livenessInterval = b.livenessInterval;
         this.busyPoll = b.busyPoll;
+        this.paths = b.paths;
         this.defaultSendBuffer = b.defaultSendBuffer;
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
@@ -143,6 +145,18 @@ public final class RdsStackConfig {
     }
 
     /**
+     * The number of paths (lanes) offered to each peer: the kernel's multipath RDS/TCP, where two hosts carry their
+     * traffic over up to 8 transport connections, each with its own sequence numbers and retransmit queue, and each
+     * socket's messages to a peer stay on one path. Offered in the multipath probe (NPATHS); the two ends use the
+     * smaller of their offers. The host with the smaller address opens the extra paths once the number is agreed.
+     *
+     * @return 1, 2, 4 or 8; 8 (the kernel's {@code RDS_MPATH_WORKERS}) unless set
+     */
+    public int paths() {
+        return paths;
+    }
+
+    /**
      * {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}).
      *
      * @return the size in bytes
@@ -206,6 +220,7 @@ public final class RdsStackConfig {
         private Duration reconnectMaxDelay = Duration.ofSeconds(1);
         private Duration livenessInterval = Duration.ZERO;
         private boolean busyPoll;
+        private int paths = 8;
         private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
@@ -285,6 +300,21 @@ public final class RdsStackConfig {
          */
         public Builder busyPoll(boolean on) {
             this.busyPoll = on;
+            return this;
+        }
+
+        /**
+         * Sets the number of paths offered to each peer, see {@link RdsStackConfig#paths()}.
+         *
+         * @param n 1, 2, 4 or 8
+         * @return this builder
+         */
+        public Builder paths(int n) {
+            if (n != 1 && n != 2 && n != 4 && n != 8) {
+                throw new IllegalArgumentException("paths must be 1, 2, 4 or 8 (a power of two, as the kernel hashes"
+                        + " sockets onto paths with a mask), was " + n);
+            }
+            this.paths = n;
             return this;
         }
 

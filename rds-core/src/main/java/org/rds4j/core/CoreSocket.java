@@ -196,8 +196,13 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             lastConnection = c;
         }
         int dport = destination.getPort();
+        checkConfirmable(c);
         congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
         boolean halfFull = sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this);
+        if (c.ackFailure() != null) {                    // found out while this sender waited for budget
+            sendBuffer.release(1, len);
+            checkConfirmable(c);
+        }
         OutgoingMessage m = messages.take();
         if (zeroCopy) {
             m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this, halfFull);   // a view, no copy
@@ -207,6 +212,14 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         payload.position(payload.limit());
         c.pathFor(from.getPort()).enqueue(m);            // the path counts SEND_QUEUED as it takes messages in
         return len;
+    }
+
+    /** ETIMEDOUT while the peer answers no acknowledgement ping: nothing sent to it could be confirmed. */
+    private static void checkConfirmable(Connection c) throws EtimedoutException {
+        String why = c.ackFailure();
+        if (why != null) {
+            throw new EtimedoutException(why);
+        }
     }
 
     /**

@@ -208,7 +208,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
                 c.path(0).connectIfDown();
                 return null;
             }
-            return c.path(0).accept(tc);
+            return c.accept(tc);
         } catch (IOException e) {
             log.warn("cannot accept a connection from {}: {}", peer, e.toString());
             return null;
@@ -354,6 +354,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     @Override
     public long generation() {
         return generation;
+    }
+
+    @Override
+    public int paths() {
+        return config.paths();
     }
 
     @Override

@@ -58,7 +58,15 @@ public final class RdsCounters {
         /** rds4j: unacknowledged messages discarded because the peer restarted (the kernel's FLUSH). */
         SEND_FLUSHED("send_flushed"),
         /** rds4j: connections dropped because the peer stayed silent for the liveness interval. */
-        CONN_DEAD_PEER("conn_dead_peer");
+        CONN_DEAD_PEER("conn_dead_peer"),
+        /** The lanes had opened and path 0 had not yet caught up: the other paths held their messages. */
+        MPRDS_CATCHUP_TX0_RETRIES("mprds_catchup_tx0_retries"),
+        /** rds4j: a connection the peer opened was refused because no path was free for it. */
+        CONN_ACCEPT_REFUSED("conn_accept_refused"),
+        /** rds4j: an acknowledgement ping went unanswered too long and was asked again. */
+        ACK_PING_EXPIRED("ack_ping_expired"),
+        /** rds4j: a peer answered no acknowledgement ping for seconds; what the path held was failed. */
+        ACK_PEER_UNRESPONSIVE("ack_peer_unresponsive");
 
         private final String kernelName;
 

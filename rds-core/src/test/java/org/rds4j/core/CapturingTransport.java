@@ -59,7 +59,7 @@ final class CapturingTransport implements RdsTransport {
             }
 
             @Override
-            public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+            public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
                 handler.onConnectFailed(new java.net.ConnectException("the capture transport only accepts"));
             }
 

@@ -2,6 +2,7 @@ package org.rds4j.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -151,12 +152,15 @@ class KernelInteropTest {
         return found;
     }
 
-    /** Asserts that the one RDS connection between {@code a} and the guest was opened by {@code opener}. */
+    /** Asserts that the RDS connections (1 to 8 paths) between {@code a} and the guest were opened by {@code opener}. */
     private static void assertOpenedBy(InetAddress a, InetAddress opener) {
         List<String> conns = tcpConnections(a);
-        assertEquals(1, conns.size(), "one TCP connection between " + a + " and the guest: " + conns);
-        boolean weOpened = conns.get(0).endsWith(guest.getHostAddress() + ":16385");
-        assertEquals(opener.equals(a), weOpened, "opened by " + opener.getHostAddress() + ": " + conns);
+        assertTrue(!conns.isEmpty() && conns.size() <= 8, "1 to 8 TCP connections between " + a + " and the guest: "
+                + conns);
+        for (String conn : conns) {
+            boolean weOpened = conn.endsWith(guest.getHostAddress() + ":16385");
+            assertEquals(opener.equals(a), weOpened, "opened by " + opener.getHostAddress() + ": " + conns);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ scenario 1
@@ -326,31 +330,115 @@ class KernelInteropTest {
 
     @Test
     @Order(40)
-    @DisplayName("scenario 4: the multipath probe is answered and both sides use one path")
-    void multipathProbeSettlesOnOnePath() throws Exception {
-        // The larger address, so that a kernel believing in 8 paths would open 7 more connections to us.
+    @DisplayName("scenario 4a: rds4j, the smaller address, and the kernel agree on 8 paths; rds4j opens them all")
+    void rds4jOpensEightPathsToTheKernel() throws Exception {
+        RdsStack s = stack(low);
+        Connection c = echoOverManySockets(s, low, 4400, 5400);
+        assertEquals(8, c.peerPaths(), "the kernel offers its 8 paths");
+        assertEquals(8, c.lanes(), "both use 8");
+        awaitPathsUp(c);
+        List<String> conns = tcpConnections(low);
+        assertEquals(8, conns.size(), "8 TCP connections between rds4j and the kernel: " + conns);
+        for (String conn : conns) {
+            assertTrue(conn.endsWith(guest.getHostAddress() + ":16385"), "rds4j opened every path: " + conns);
+        }
+        for (int i = 0; i < 8; i++) {
+            int port = c.path(i).transportConnection().localAddress().getPort();
+            assertEquals(i, port % 8, "path " + i + " connects from a port that names it (SPORT_IDX): " + port);
+        }
+        assertSpread(c);
+    }
+
+    @Test
+    @Order(41)
+    @DisplayName("scenario 4b: the kernel, the smaller address, opens 8 paths to rds4j, which places them")
+    void theKernelOpensEightPathsToRds4j() throws Exception {
         RdsStack s = stack(high);
-        Guest.start("s4", "rdsagent echo " + guest.getHostAddress() + ":4400");
+        Connection c = echoOverManySockets(s, high, 4410, 5410);
+        assertEquals(8, c.lanes(), "both use 8: " + c.peerPaths());
+        awaitPathsUp(c);
+        List<String> conns = tcpConnections(high);
+        assertEquals(8, conns.size(), "8 TCP connections between rds4j and the kernel: " + conns);
+        for (String conn : conns) {
+            assertTrue(conn.startsWith(high.getHostAddress() + ":16385 "), "the kernel opened every path: " + conns);
+        }
+        if (c.peerEncodesPaths()) {                  // 7.x: each connection sits on the path its port names
+            for (int i = 0; i < 8; i++) {
+                int port = c.path(i).transportConnection().remoteAddress().getPort();
+                assertEquals(i, port % 8, "the kernel's connection from port " + port + " is on path " + i);
+            }
+        }
+        assertSpread(c);
+    }
+
+    /** 16 sockets exchange a message each with the guest's echo agent: on their lanes once the 8 are agreed. */
+    private Connection echoOverManySockets(RdsStack s, InetAddress local, int echoPort, int firstPort)
+            throws Exception {
+        Guest.start("s4", "rdsagent echo " + guest.getHostAddress() + ":" + echoPort);
         Guest.expect("s4", "ECHO ready", Duration.ofSeconds(30));
         try {
-            for (int p = 0; p < 8; p++) {                // eight source ports: eight different path hashes
-                RdsSocket sock = socket(s, high, 5400 + p);
-                sendPattern(sock, at(guest, 4400), 0, 64);
-                receivePattern(sock, at(guest, 4400), 1, new int[] {64});
+            List<RdsSocket> socks = new ArrayList<>();
+            for (int p = 0; p < 16; p++) {
+                socks.add(socket(s, local, firstPort + p));
+            }
+            for (int round = 0; round < 2; round++) {        // the first round may all go on path 0
+                for (RdsSocket sock : socks) {
+                    sendPattern(sock, at(guest, echoPort), round, 64);
+                    receivePattern(sock, at(guest, echoPort), round + 1, new int[] {64});
+                }
+                if (round == 0) {
+                    Connection c = connectionTo(s);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (c.lanes() < 8 && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                }
             }
         } finally {
             Guest.kill("s4");
         }
-        Connection c = ((CoreStack) s).connections().stream()
-                .filter(x -> x.peer().equals(guest)).findFirst().orElseThrow();
-        assertEquals(8, c.peerPaths(), "the kernel's answer to our probe offers its 8 paths");
-        assertEquals(1, Connection.SUPPORTED_PATHS);
-        // A kernel that took more than one path would connect the others to us at once; give it a bounded moment.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-        while (System.nanoTime() < deadline) {
-            assertEquals(1, tcpConnections(high).size(), "the kernel opened more paths: " + tcpConnections(high));
-            Thread.onSpinWait();
+        return connectionTo(s);
+    }
+
+    private static Connection connectionTo(RdsStack s) {
+        return ((CoreStack) s).connections().stream().filter(x -> x.peer().equals(guest)).findFirst().orElseThrow();
+    }
+
+    /** Waits (bounded) until every path in use is up: the extra paths connect right after the probe's answer. */
+    private static void awaitPathsUp(Connection c) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            boolean all = true;
+            for (int i = 0; i < c.lanes(); i++) {
+                all &= c.path(i).state() == org.rds4j.core.conn.PathState.UP;
+            }
+            if (all) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("not all " + c.lanes() + " paths came up: " + describe(c));
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
+    }
+
+    /** The 16 sockets' second round went over more than one lane. */
+    private static void assertSpread(Connection c) {
+        int used = 0;
+        for (int i = 0; i < c.lanes(); i++) {
+            if (Long.compareUnsigned(c.path(i).nextTxSeq(), 3) > 0) {    // more than the map and the probe
+                used++;
+            }
+        }
+        assertTrue(used >= 2, "the sockets spread over the lanes: " + describe(c));
+    }
+
+    private static String describe(Connection c) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < c.pathCount(); i++) {
+            sb.append("\n  ").append(c.path(i));
+        }
+        return sb.toString();
     }
 
     // ------------------------------------------------------------------------------------------------ scenario 5

@@ -134,7 +134,7 @@ public final class BlackholeTransport implements RdsTransport {
         }
 
         @Override
-        public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+        public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
             Conn c = new Conn(new InetSocketAddress(local, PORT), new InetSocketAddress(peer, PORT));
             c.autoAck(autoAckEvery);
             outgoing.put(peer, c);

@@ -11,8 +11,9 @@ import org.rds4j.core.wire.RdsHeader;
 public final class CongestionFrames {
     private final RdsHeader header = new RdsHeader();
     private final ByteBuffer headerBytes = ByteBuffer.allocate(RdsHeader.SIZE);
-    private final byte[] snapshot = new byte[CongestionMap.BYTES];
-    private final ByteBuffer snapshotBuffer = ByteBuffer.wrap(snapshot);
+    private FrameSink sink;
+    /** Writes the map's bytes behind the encoded header, allocated once: a lambda per write would be garbage. */
+    private final java.util.function.Consumer<ByteBuffer> writeBits = bits -> sink.write(headerBytes, bits);
 
     /**
      * Writes {@code local}'s map: sequence 0, no ports, flags exactly {@link RdsHeader#FLAG_CONG_BITMAP}, the 8192
@@ -23,17 +24,22 @@ public final class CongestionFrames {
      * @param sink where the frame goes, during {@link org.rds4j.core.spi.ConnectionHandler#transmit}
      */
     public void write(CongestionMap local, FrameSink sink) {
-        local.copyTo(snapshot);
         header.clear().length(CongestionMap.BYTES).flags(RdsHeader.FLAG_CONG_BITMAP);
         headerBytes.clear();
         header.encode(headerBytes);
         headerBytes.flip();
-        sink.write(headerBytes, snapshotBuffer.clear());
+        this.sink = sink;
+        try {
+            local.writeTo(writeBits);               // the sink copies under the map's monitor (a leaf lock)
+        } finally {
+            this.sink = null;
+        }
     }
 
     /**
-     * A peer's map arrived (position = 8192, as the decoder filled it): replace {@code peerMap} and run
-     * {@code notify} (wake congestion monitors) as one step under the map's monitor. A sender that adds a port to
+     * A peer's map arrived (position = 8192, as the decoder filled it): replace {@code peerMap} and, if any bit
+     * changed, run {@code notify} (wake congestion monitors) as one step under the map's monitor. rds4j sends a copy
+     * of each change on every path, so only the first copy to arrive notifies. A sender that adds a port to
      * its monitor mask under the same monitor then sees its bit fire only for maps that arrive after it was added.
      *
      * @param peerMap the sending peer address's map, replaced in place
@@ -43,8 +49,9 @@ public final class CongestionFrames {
     public static void received(CongestionMap peerMap, ByteBuffer map, Runnable notify) {
         map.flip();
         synchronized (peerMap) {
-            peerMap.replace(map);
-            notify.run();
+            if (peerMap.replace(map)) {
+                notify.run();
+            }
         }
     }
 }

@@ -19,6 +19,8 @@ public final class CongestionMap {
     public static final int BYTES = 8192;
 
     private final byte[] bits = new byte[BYTES];
+    /** The bits as a buffer, for writing the map to a transport under the monitor without a copy of our own. */
+    private final ByteBuffer wire = ByteBuffer.wrap(bits);
     private long generation;
 
     private static final java.lang.invoke.VarHandle BYTE =
@@ -70,14 +72,20 @@ public final class CongestionMap {
      * Replaces the whole map with the 8192 bytes of a received congestion-map message.
      *
      * @param wire the message's payload, exactly 8192 bytes remaining; its position is left unchanged
+     * @return whether any bit changed (a copy of the map already held, as every path of a connection carries one,
+     *         changes nothing and wakes nobody)
      * @throws IllegalArgumentException if {@code wire} does not hold exactly 8192 bytes
      */
-    public synchronized void replace(ByteBuffer wire) {
+    public synchronized boolean replace(ByteBuffer wire) {
         if (wire.remaining() != BYTES) {
             throw new IllegalArgumentException("a congestion map is " + BYTES + " bytes, not " + wire.remaining());
         }
+        if (wire.mismatch(this.wire.clear()) < 0) {
+            return false;
+        }
         wire.duplicate().get(bits);        // a lock-free reader may see the old bits for a moment: advisory
         changed();
+        return true;
     }
 
     /**
@@ -87,6 +95,16 @@ public final class CongestionMap {
      */
     public synchronized void copyTo(byte[] dst) {
         System.arraycopy(bits, 0, dst, 0, BYTES);
+    }
+
+    /**
+     * Hands the map's 8192 bytes, as they go on the wire, to {@code writer} under the map's monitor, so that no bit
+     * changes while the writer copies them. The buffer is valid only during the call.
+     *
+     * @param writer takes the bytes (position 0, limit 8192) and copies what it needs before returning
+     */
+    public synchronized void writeTo(java.util.function.Consumer<ByteBuffer> writer) {
+        writer.accept(wire.clear());
     }
 
     /**

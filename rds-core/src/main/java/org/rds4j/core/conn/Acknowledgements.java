@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each reserved port is a slot holding at most one outstanding ping. A reset starts a new epoch: pings still
  * outstanding may be answered late or never, so their ports are quarantined until a pong for a ping of a later
- * epoch shows that no older pong can follow (the peer answers in order).
+ * epoch shows that no older pong can follow (the peer answers in order). A ping unanswered for a while expires the
+ * same way, so a lost pong costs a second ping, never a stall; a peer that answers no ping at all is noticed.
  *
  * <p>Not thread-safe: guarded by the owning path's monitor.
  */
@@ -42,6 +43,8 @@ final class Acknowledgements {
     private long[] pingSeq;
     /** The connection epoch that ping was sent in. */
     private long[] pingEpoch;
+    /** When that ping was queued. */
+    private long[] pingSentNanos;
     /** Non-zero: the port had a ping outstanding when the epoch with this number began (see the class comment). */
     private long[] quarantinedSince;
     /** Counts connections: a reset starts a new epoch. */
@@ -57,6 +60,8 @@ final class Acknowledgements {
     private final OutgoingMessage ackOnly = OutgoingMessage.ackOnly();
     /** When the peer last showed progress (a release), or we last asked it: the fallback ping waits from here. */
     private long lastProgressNanos;
+    /** When we began asking with pings that no pong has answered since, 0 if none is waiting. */
+    private long askingSinceNanos;
 
     Acknowledgements(ConnectionEnvironment env, InetAddress local, Object describe) {
         this.env = env;
@@ -98,6 +103,11 @@ final class Acknowledgements {
         ackOnlyQueued = true;
         ackOnly.retransmit = false;
         return ackOnly;
+    }
+
+    /** The path dropped everything it held, the ack-only message with it: it may be queued again. */
+    void queueCleared() {
+        ackOnlyQueued = false;
     }
 
     // ---------------------------------------------------------------------------------------- owed to us
@@ -145,9 +155,50 @@ final class Acknowledgements {
 
     /** The ping from {@code slot} was queued with sequence number {@code seq}. */
     void pingQueued(int slot, long seq) {
+        long now = env.nanoTime();
         pingSeq[slot] = seq;
         pingEpoch[slot] = epoch;
+        pingSentNanos[slot] = now;
         nextSlot = (slot + 1) % ports.length;
+        if (askingSinceNanos == 0) {
+            askingSinceNanos = now;
+        }
+    }
+
+    /**
+     * Gives up on pings outstanding for {@code expiryNanos} or longer: their slots are quarantined as after a reset
+     * (an answer may still come, late), so a lost pong never blocks asking again, and four unanswered pings never
+     * block even liveness pings. Returns how many expired.
+     */
+    int expire(long nowNanos, long expiryNanos) {
+        if (pingSeq == null) {
+            return 0;
+        }
+        int expired = 0;
+        for (int i = 0; i < pingSeq.length; i++) {
+            if (pingSeq[i] != 0 && nowNanos - pingSentNanos[i] >= expiryNanos) {
+                if (expired++ == 0) {
+                    epoch++;                          // pings from now on are younger than the expired ones
+                }
+                pingSeq[i] = 0;
+                quarantinedSince[i] = epoch;
+            }
+        }
+        return expired;
+    }
+
+    /**
+     * Whether the peer has answered none of our pings for {@code limitNanos}: asked all that time, not one pong, not
+     * even a late one. A peer that answers no ping at all (a kernel with {@code net.rds.ping_enable=0}) can never
+     * confirm a message.
+     */
+    boolean unanswered(long nowNanos, long limitNanos) {
+        return askingSinceNanos != 0 && nowNanos - askingSinceNanos >= limitNanos;
+    }
+
+    /** We stopped waiting (the messages were failed): the next ping starts a new wait. */
+    void stopAsking() {
+        askingSinceNanos = 0;
     }
 
     /**
@@ -166,6 +217,7 @@ final class Acknowledgements {
             if (ports[i] != port) {
                 continue;
             }
+            askingSinceNanos = 0;                     // any answer, even a late one, shows that the peer answers
             if (pingSeq[i] != 0) {
                 result = pingSeq[i];
                 pingSeq[i] = 0;
@@ -184,6 +236,7 @@ final class Acknowledgements {
     /** A reset: pings outstanding may be answered late, or never; quarantine their ports. */
     void connectionReset() {
         epoch++;
+        askingSinceNanos = 0;                         // a new connection gets the full time to answer
         if (pingSeq == null) {
             return;
         }
@@ -207,6 +260,7 @@ final class Acknowledgements {
         ports = Arrays.copyOf(got, Math.min(got.length, MAX_PORTS));
         pingSeq = Arrays.copyOf(pingSeq == null ? new long[0] : pingSeq, ports.length);
         pingEpoch = Arrays.copyOf(pingEpoch == null ? new long[0] : pingEpoch, ports.length);
+        pingSentNanos = Arrays.copyOf(pingSentNanos == null ? new long[0] : pingSentNanos, ports.length);
         quarantinedSince = Arrays.copyOf(quarantinedSince == null ? new long[0] : quarantinedSince, ports.length);
         return have < ports.length ? have : -1;
     }

@@ -2,19 +2,28 @@ package org.rds4j.core.conn;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.spi.TransportInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Everything one RDS host keeps about one peer host over one transport: the kernel's {@code rds_connection}. All
  * sockets of the local address share it, so N sockets talking to a peer need one transport connection, not N.
  *
- * <p>rds4j uses one path per connection today; the kernel's multipath (up to 8 paths, agreed with the NPATHS
- * probe) is answered with NPATHS=1, which makes a kernel peer use one path too.
+ * <p>A connection has up to 8 paths (the kernel's multipath RDS/TCP, see {@link Multipath}): path 0 carries
+ * everything until the peer's offer is known, then each socket sends on its own lane. The host with the smaller
+ * address opens every path; the other accepts them, placing each by the path index the peer encodes in its source
+ * port (SPORT_IDX, kernels from 7.0 and rds4j) or, for peers that do not, on the first free path (as 6.1 does).
  */
 public final class Connection {
-    /** The number of paths rds4j offers in a multipath probe and its pong. */
-    public static final int SUPPORTED_PATHS = 1;
+    private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
     private final InetAddress local;
     private final InetAddress peer;
@@ -25,8 +34,12 @@ public final class Connection {
     private final CongestionMap peerMap;
     private final ConnectionPath[] paths;
     private final InetSocketAddress[] sourceCache = new InetSocketAddress[256];
-    private volatile int peerPaths;
+    private final Multipath multipath;
+    /** A buffer for a congestion map being received, shared by the paths: one per connection, not one per path. */
+    private final AtomicReference<ByteBuffer> mapScratch = new AtomicReference<>();
     private volatile long peerGeneration;
+    /** Why sends to the peer fail (it answers no acknowledgement ping), or {@code null}. */
+    private volatile String ackFailure;
     private volatile boolean peerAcks;
 
     /**
@@ -48,7 +61,8 @@ public final class Connection {
         this.env = env;
         this.localMap = env.localMap(local);
         this.peerMap = peerMap;
-        this.paths = new ConnectionPath[SUPPORTED_PATHS];
+        this.multipath = new Multipath(this, env.paths());
+        this.paths = new ConnectionPath[env.paths()];
         for (int i = 0; i < paths.length; i++) {
             paths[i] = new ConnectionPath(this, i);
         }
@@ -103,13 +117,14 @@ public final class Connection {
     }
 
     /**
-     * The path a socket bound to {@code sourcePort} sends on; one socket always uses one path, for order.
+     * The path a socket bound to {@code sourcePort} sends on: path 0 until the lanes are agreed, then the port's lane.
+     * One socket's messages to one peer never overtake each other: see {@link Multipath} for the change of lanes.
      *
      * @param sourcePort the sending socket's RDS port, 0 to 65535
      * @return the path its messages go on
      */
     public ConnectionPath pathFor(int sourcePort) {
-        return paths[0];
+        return paths[multipath.laneFor(sourcePort)];
     }
 
     /**
@@ -123,12 +138,64 @@ public final class Connection {
     }
 
     /**
-     * How many paths the connection has.
+     * How many paths the connection has: as many as the stack offers; {@link #lanes()} of them are in use.
      *
-     * @return {@link #SUPPORTED_PATHS}
+     * @return {@link org.rds4j.RdsStackConfig#paths()}
      */
     public int pathCount() {
         return paths.length;
+    }
+
+    /**
+     * How many paths are in use: the smaller of the two hosts' offers once the peer's is known, else 1.
+     *
+     * @return 1, 2, 4 or 8
+     */
+    public int lanes() {
+        return multipath.lanes();
+    }
+
+    /**
+     * Whether the peer said, with SPORT_IDX in its probe or pong, that its source ports encode path indexes (kernels
+     * from 7.0 and rds4j); connections it opens are then placed on the path their port names.
+     *
+     * @return true once the peer said so
+     */
+    public boolean peerEncodesPaths() {
+        return multipath.peerEncodesPaths();
+    }
+
+    Multipath multipath() {
+        return multipath;
+    }
+
+    /**
+     * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
+     * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
+     * from 7.0 on do; otherwise the first free path among those in use (path 0 alone until the lanes are agreed), as
+     * 6.1 does. Refused ({@code null}) when that path is busy: the peer tries again.
+     *
+     * @param tc the transport connection the peer opened
+     * @return the handler for the connection, or {@code null} to refuse it
+     */
+    public ConnectionHandler accept(TransportConnection tc) {
+        int n = multipath.lanes();
+        ConnectionHandler h = null;
+        if (n > 1 && multipath.peerEncodesPaths()) {
+            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
+            if (index < n) {
+                h = paths[index].accept(tc);
+            }
+        } else {
+            for (int i = 0; i < n && h == null; i++) {
+                h = paths[i].accept(tc);
+            }
+        }
+        if (h == null) {
+            env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
+            log.debug("{}: refusing {}: no free path for it among {}", this, tc, n);
+        }
+        return h;
     }
 
     /**
@@ -146,11 +213,42 @@ public final class Connection {
      * @return the peer's NPATHS
      */
     public int peerPaths() {
-        return peerPaths;
+        return multipath.peerOffer();
     }
 
-    void peerPaths(int n) {
-        this.peerPaths = n;
+    /**
+     * A multipath probe or its pong arrived (on any path, on its I/O thread). When the lanes open, the host
+     * with the smaller address connects the extra paths, and path 0 is asked for a pass so that the catch-up starts.
+     */
+    void peerOffered(long npaths, boolean encodesPaths) {
+        if (!multipath.peerOffered(npaths, encodesPaths)) {
+            return;
+        }
+        paths[0].kick();
+        if (initiates()) {                         // on the timer: a path never takes another path's monitor
+            int lanes = multipath.lanes();
+            onTimer(() -> {
+                for (int i = 1; i < lanes; i++) {
+                    paths[i].connectIfDown();
+                }
+            });
+        }
+    }
+
+    /** Runs {@code task} on the stack's timer thread, unless the stack is closing. */
+    private void onTimer(Runnable task) {
+        try {
+            env.scheduler().execute(task);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: the stack is closing; not running {}", this, task);
+        }
+    }
+
+    /** Path 0 caught up after the lanes opened: the other paths may transmit what they held. */
+    void caughtUp() {
+        for (int i = 1; i < paths.length; i++) {
+            paths[i].kick();
+        }
     }
 
     /**
@@ -163,18 +261,56 @@ public final class Connection {
     }
 
     /**
-     * A GEN_NUM arrived in a multipath probe or pong. A different non-zero value than before means the peer
-     * restarted: as the kernel does, every path starts its sequence numbers again and discards what it sent and the
-     * old peer did not acknowledge (the new peer never asked for it).
+     * A multipath probe or pong arrived on path {@code on} (on its I/O thread) with the peer's GEN_NUM, 0 if it carried
+     * none. A different value than a non-zero one before means the peer restarted (or a 6.1 kernel, which sends none,
+     * replaced an rds4j or newer kernel host at the address): as the kernel does, every path starts its sequence numbers
+     * again and discards what it sent and the old peer did not acknowledge (the new peer never asked for it). Path
+     * {@code on} resets at once, before its next frame is read; the others on the stack's timer thread, because a
+     * path never takes another path's monitor (docs/threading.md). Their connections belonged to the old peer and
+     * are gone or going, and the new peer opens them again only after it has our answer to this probe.
      */
-    void peerGeneration(long generation) {
+    void peerGeneration(long generation, ConnectionPath on) {
         long previous = peerGeneration;
         peerGeneration = generation;
         if (previous != 0 && previous != generation) {
             peerAcks = false;                      // learnt again from the new peer
+            multipath.peerRestarted();
+            on.peerRestarted(true);                  // its connection is the new peer's: the probe came on it
             for (ConnectionPath p : paths) {
-                p.peerRestarted();
+                if (p != on) {
+                    onTimer(() -> p.peerRestarted(false));
+                }
             }
+        }
+    }
+
+    /**
+     * Why sends to this peer fail at the moment, or {@code null}: set while the peer answers none of rds4j's
+     * acknowledgement pings (a Linux host with {@code net.rds.ping_enable=0}), so that no message to it could ever be
+     * confirmed; cleared by its next pong.
+     *
+     * @return the reason, for an ETIMEDOUT, or {@code null} if sends may go
+     */
+    public String ackFailure() {
+        return ackFailure;
+    }
+
+    /** A path found that the peer answers no ping: sends fail until it answers. Logged once per occurrence. */
+    void peerAnswersNoPings(long silentMillis) {
+        if (ackFailure != null) {
+            return;
+        }
+        ackFailure = peer.getHostAddress() + " answered none of rds4j's acknowledgement pings for " + silentMillis
+                + " ms, so whether it received anything cannot be known; if it is a Linux host, check"
+                + " net.rds.ping_enable (it must be 1). Sends to it fail until it answers.";
+        log.warn("{}: {}", this, ackFailure);
+    }
+
+    /** A pong arrived: the peer answers pings (again). */
+    void peerAnswersPings() {
+        if (ackFailure != null) {
+            ackFailure = null;
+            log.info("{}: the peer answers acknowledgement pings again; sends to it go on", this);
         }
     }
 
@@ -206,9 +342,27 @@ public final class Connection {
         return a;
     }
 
-    /** Queues an update of our congestion map on every path that is up (the kernel sends it on any path). */
+    /**
+     * Queues an update of our congestion map on every path that is up. The kernel sends one copy, on any path; rds4j
+     * sends one per path so that on each path the map goes ahead of the acknowledgements that would let the peer's
+     * senders refill their budgets (those travel on the senders' own lanes), and so that the last map to arrive, on
+     * whichever path, is the newest. The receiver notifies only for a copy that changes its view.
+     */
     public void queueCongestionUpdate() {
-        paths[0].queueCongestionUpdate();
+        for (ConnectionPath p : paths) {
+            p.queueCongestionUpdate();
+        }
+    }
+
+    /** A buffer for an incoming congestion map: the connection's one if free, else a new one. */
+    ByteBuffer takeMapScratch() {
+        ByteBuffer b = mapScratch.getAndSet(null);
+        return b != null ? b.clear() : ByteBuffer.allocate(CongestionMap.BYTES);
+    }
+
+    /** Gives back a buffer from {@link #takeMapScratch}. */
+    void giveMapScratch(ByteBuffer b) {
+        mapScratch.set(b);
     }
 
     /** Drops every transport connection; called when the stack closes. */

@@ -95,6 +95,13 @@ public interface ConnectionEnvironment {
     long generation();
 
     /**
+     * The number of paths this stack offers each peer (NPATHS).
+     *
+     * @return 1, 2, 4 or 8
+     */
+    int paths();
+
+    /**
      * The liveness interval in nanoseconds, 0 for none.
      *
      * @return the interval in nanoseconds

@@ -38,8 +38,6 @@ public final class ConnectionPath {
     /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
     public static final int PROBE_PORT = PingHandler.PROBE_PORT;
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
-    /** Without an acknowledgement for this long while holding sent messages, ask again with a ping. */
-    static final long ACK_FALLBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     private final Connection connection;
     private final int index;
@@ -63,7 +61,10 @@ public final class ConnectionPath {
 
     /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
     private final Acknowledgements acks;
+    private final AckRequests ackRequests;
     private long lastPassEnd;
+    /** Counts peer restarts: connections up before the last one carry acknowledgements of an older numbering. */
+    private long numbering;
 
     ConnectionPath(Connection connection, int index) {
         this.connection = connection;
@@ -76,6 +77,7 @@ public final class ConnectionPath {
         this.receiver = new PathReceiver(this, acks);
         this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());
+        this.ackRequests = new AckRequests(this, queue, acks);
     }
 
     /**
@@ -141,6 +143,16 @@ public final class ConnectionPath {
         return resets;
     }
 
+    /**
+     * The transport connection the path uses now, for inspection and tests.
+     *
+     * @return the current connection, or {@code null} while the path has none
+     */
+    public TransportConnection transportConnection() {
+        PathConnection pc = current;
+        return pc == null ? null : pc.transport();
+    }
+
     // ------------------------------------------------------------------------------------------------ sending
 
     /**
@@ -169,23 +181,33 @@ public final class ConnectionPath {
         }
     }
 
-    private PathConnection enqueueLocked(OutgoingMessage m) {
+    /** Queues one of the path's own messages, numbered now. Caller holds the monitor. */
+    PathConnection enqueueLocked(OutgoingMessage m) {
         queue.add(m);
         return kickLocked();
     }
 
-    /** Asks for a congestion-map message ahead of the queued messages. */
-    void queueCongestionUpdate() {
+    /** Asks for a congestion-map message ahead of the queued messages; false if the path is not up. */
+    boolean queueCongestionUpdate() {
         PathConnection kick;
         synchronized (this) {
             if (state != PathState.UP) {
-                return;            // every path that comes up sends the current map first anyway
+                return false;      // every path that comes up sends the current map first anyway
             }
             congestionUpdateQueued = true;
             env.statistics().increment(Counter.CONG_UPDATE_QUEUED);
             kick = current;
         }
         kick.requestTransmit();
+        return true;
+    }
+
+    /** Asks for a transmit pass if the path is up. Any thread, no lock: other paths use it on this one. */
+    void kick() {
+        PathConnection pc = current;
+        if (state == PathState.UP && pc != null) {
+            pc.requestTransmit();
+        }
     }
 
     /** Returns the connection to kick if up; starts connecting if down. Caller holds the monitor. */
@@ -201,9 +223,14 @@ public final class ConnectionPath {
 
     /** Called on the transport's I/O thread: write queued frames while the connection has room. */
     void transmit(PathConnection pc, FrameSink sink) {
+        boolean caughtUp;
         synchronized (this) {
             if (pc != current || state != PathState.UP) {
                 return;
+            }
+            Multipath mp = connection.multipath();
+            if (index > 0 && mp.catchingUp()) {
+                return;                               // path 0 kicks this path once it has caught up
             }
             CongestionMap map = congestionUpdateQueued ? connection.localMap() : null;
             congestionUpdateQueued = false;
@@ -211,6 +238,10 @@ public final class ConnectionPath {
                 current.requestTransmit();            // bounded pass: the rest after the thread's other work
             }
             lastPassEnd = sink.streamOffset();
+            caughtUp = index == 0 && mp.path0Progress(queue);
+        }
+        if (caughtUp) {
+            connection.caughtUp();
         }
     }
 
@@ -222,7 +253,7 @@ public final class ConnectionPath {
         PathConnection kick = null;
         synchronized (this) {
             if (pc == current && streamOffset >= lastPassEnd && !connection.peerAcks()) {
-                kick = requestAckLocked(false);
+                kick = ackRequests.request(false);
             }
         }
         if (kick != null) {
@@ -232,30 +263,13 @@ public final class ConnectionPath {
 
     // ------------------------------------------------------------------------------------------------ acknowledgements
 
-    /**
-     * Queues a ping from a free reserved port, unless one outstanding already covers every sent message (or
-     * {@code force}, for liveness, says to ping anyway). Returns the connection to kick.
-     */
-    private PathConnection requestAckLocked(boolean force) {
-        if (state != PathState.UP) {
-            return null;
-        }
-        int slot = acks.slotForPing(queue.newestSent(), force);
-        if (slot < 0) {
-            return null;
-        }
-        OutgoingMessage ping = OutgoingMessage.ping(acks.port(slot));
-        PathConnection kick = enqueueLocked(ping);
-        acks.pingQueued(slot, ping.sequence);
-        acks.progress(env.nanoTime());
-        env.statistics().increment(Counter.ACK_PING_SENT);
-        return kick;
-    }
-
     /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
     void releaseUpTo(long seq) {
         if (queue.releaseUpTo(seq)) {
             acks.progress(env.nanoTime());
+            if (index == 0 && connection.multipath().path0Progress(queue)) {
+                connection.caughtUp();                // lock-free kicks: no other path's monitor is taken
+            }
         }
     }
 
@@ -276,13 +290,27 @@ public final class ConnectionPath {
         }
     }
 
-    /** The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. */
-    synchronized void peerRestarted() {
+    /**
+     * The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. The
+     * numbering changes, so acknowledgements computed against the old one must not release anything any more:
+     * only the connection the new peer made ({@code currentIsNewPeer}: the probe that told us came on it) is heard
+     * for acknowledgements from now on; a connection of the old peer that still delivers is not.
+     */
+    synchronized void peerRestarted(boolean currentIsNewPeer) {
+        numbering++;
+        if (currentIsNewPeer && current != null) {
+            current.numbering = numbering;
+        }
         int flushed = queue.flushForPeerRestart();
         receiver.peerRestarted();
         acks.connectionReset();                // queued acknowledgement pings went; their ports quarantine
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does", connection, index, flushed);
+    }
+
+    /** The numbering the peer's acknowledgements must have been computed for: see {@link #peerRestarted}. */
+    long numbering() {
+        return numbering;
     }
 
     /**
@@ -311,11 +339,15 @@ public final class ConnectionPath {
         if (shutdown || env.isClosing()) {
             return;
         }
+        if (index > 0 && (!connection.initiates() || index >= connection.lanes())) {
+            return;                                  // only the smaller address opens extra paths, once agreed
+        }
         state = PathState.CONNECTING;
         PathConnection attempt = new PathConnection(this);
         current = attempt;
         log.debug("{} path {}: connecting", connection, index);
-        connection.transport().connect(connection.local(), connection.peer(), attempt);
+        // Our source port encodes the path index (SPORT_IDX), so the acceptor can place the connection.
+        connection.transport().connect(connection.local(), connection.peer(), index, attempt);
     }
 
     /** The transport connected an attempt of ours. */
@@ -354,10 +386,21 @@ public final class ConnectionPath {
             log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
             current = null;
             state = PathState.DOWN;
-            if (connection.initiates() || queue.hasUnsent()) {
+            if (mayReconnectLocked()) {
                 scheduleReconnectLocked();
             }
         }
+    }
+
+    /**
+     * Whether this path connects again after losing its connection: on the smaller address every path in use; on
+     * the larger only path 0, and only to poke the peer because messages wait (the kernel's rule).
+     */
+    private boolean mayReconnectLocked() {
+        if (connection.initiates()) {
+            return index == 0 || index < connection.lanes();
+        }
+        return index == 0 && queue.hasUnsent();
     }
 
     /**
@@ -395,13 +438,14 @@ public final class ConnectionPath {
 
     private PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
+        pc.numbering = numbering;
         reconnect.upAndCancel();
         congestionUpdateQueued = true;               // the map goes first on every new connection
         long now = env.nanoTime();
         acks.progress(now);
-        if (index == 0 && connection.peerPaths() == 0 && !probeSent) {
-            // As the kernel does when it accepts a path of a peer whose path count it does not know: probe, so
-            // that both ends settle on the same number of paths. The probe also carries our generation.
+        if (index == 0 && !probeSent) {
+            // Path 0 probes every time it comes up, as kernels from 7.0 do: both ends settle on the number of paths
+            // (again after a restart of either), and the probe carries our generation.
             probeSent = true;
             enqueueLocked(pings.probe());
         }
@@ -423,6 +467,7 @@ public final class ConnectionPath {
             boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
             state = PathState.DOWN;
             liveness.stop();
+            probeSent = false;                       // path 0 probes again when it is back
             if (wasUp) {
                 resets++;
                 env.statistics().increment(Counter.CONN_RESET);
@@ -438,7 +483,7 @@ public final class ConnectionPath {
             } else {
                 log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
             }
-            if (connection.initiates() || queue.hasUnsent()) {
+            if (mayReconnectLocked()) {
                 scheduleReconnectLocked();
             }
         }
@@ -494,12 +539,7 @@ public final class ConnectionPath {
                 dead = current;
                 env.statistics().increment(Counter.CONN_DEAD_PEER);
             } else {
-                if (verdict == Liveness.Verdict.PING) {
-                    kick = requestAckLocked(true);
-                }
-                if (kick == null && queue.hasSent() && acks.overdue(now, ACK_FALLBACK_NANOS)) {
-                    kick = requestAckLocked(false);
-                }
+                kick = ackRequests.maintain(now, verdict == Liveness.Verdict.PING);
             }
         }
         if (dead != null) {

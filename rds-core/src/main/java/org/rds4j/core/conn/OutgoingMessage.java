@@ -167,8 +167,8 @@ public final class OutgoingMessage {
 
 
     /**
-     * A pong answering a ping from {@code pingSourcePort}; a pong to a multipath probe carries our NPATHS and
-     * generation, as later kernels send them (a 6.1 kernel reads both).
+     * A pong answering a ping from {@code pingSourcePort}; a pong to a multipath probe carries our NPATHS,
+     * generation and SPORT_IDX, as later kernels send them (a 6.1 kernel reads the first two).
      */
     static OutgoingMessage pong(int pingSourcePort, int npaths, long generation) {
         byte[] ext = pingSourcePort == ConnectionPath.PROBE_PORT ? handshake(npaths, generation) : null;
@@ -189,6 +189,9 @@ public final class OutgoingMessage {
         byte[] ext = new byte[RdsHeader.EXTHDR_SIZE];
         ExtensionHeaders.add(ext, ExtensionHeaders.NPATHS, npaths, ExtensionHeaders.AddMode.APPEND);
         ExtensionHeaders.add(ext, ExtensionHeaders.GEN_NUM, generation, ExtensionHeaders.AddMode.APPEND);
+        // Our connecting ports encode path indexes (kernels from 7.0 do the same and say so with this entry; 6.1
+        // reads it as an entry without payload, and the dummy byte that follows as the end of the list).
+        ExtensionHeaders.add(ext, ExtensionHeaders.SPORT_IDX, 0, ExtensionHeaders.AddMode.APPEND);
         return ext;
     }
 

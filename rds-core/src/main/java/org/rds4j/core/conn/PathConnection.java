@@ -33,6 +33,8 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private MessageReceiver cachedReceiver;
     private int cachedPort = -1;
     private final DeliveryBatch batch = new DeliveryBatch();
+    /** The path's numbering when this connection came up, under the path's monitor: see {@link ConnectionPath#peerRestarted}. */
+    long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
     private long readNanos;
 
@@ -43,6 +45,10 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     void attach(TransportConnection tc) {
         this.transport = tc;
+    }
+
+    TransportConnection transport() {
+        return transport;
     }
 
     void requestTransmit() {
@@ -117,9 +123,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
                 return null;                        // the kernel ignores maps of any other size
             }
             if (congestionScratch == null) {
-                congestionScratch = ByteBuffer.allocate(CongestionMap.BYTES);
+                congestionScratch = path.connection().takeMapScratch();
             }
-            return congestionScratch.clear();
+            return congestionScratch;
         }
         if (h.destinationPort() == 0) {
             return null;                            // nothing to keep: skip the bytes
@@ -143,6 +149,8 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (h.isCongestionMap()) {
             if (payload != null) {
                 path.receiver().receiveCongestionMap(payload);
+                path.connection().giveMapScratch(congestionScratch);   // one buffer per connection, not per path
+                congestionScratch = null;
             }
             return;
         }
@@ -150,7 +158,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         MessageReceiver r = pendingReceiver;
         pending = null;
         pendingReceiver = null;
-        boolean data = path.receiver().receive(h);
+        boolean data = path.receiver().receive(h, this);
         if (!data) {
             if (a != null) {
                 r.abandon(a);

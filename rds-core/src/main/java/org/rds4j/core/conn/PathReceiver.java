@@ -59,11 +59,13 @@ final class PathReceiver {
      *
      * @return true if the message is data for the socket at its destination port: the caller delivers it
      */
-    boolean receive(RdsHeader h) {
+    boolean receive(RdsHeader h, PathConnection from) {
         int sport = h.sourcePort();
         int dport = h.destinationPort();
         synchronized (path) {
-            if (h.ack() != 0) {
+            // Acknowledgements count only from a connection of the peer's current numbering (see peerRestarted).
+            boolean current = from.numbering == path.numbering();
+            if (current && h.ack() != 0) {
                 if (!connection.peerAcks()) {
                     connection.peerAcks(true);
                     log.debug("{}: the peer acknowledges (h_ack)", path);
@@ -81,8 +83,11 @@ final class PathReceiver {
             if (ackRequired) {
                 connection.peerAcks(true);
             }
-            if (sport == 0) {
+            if (sport == 0 && current) {
                 long answered = acks.pongArrived(dport);
+                if (answered != Acknowledgements.NOT_OURS) {
+                    connection.peerAnswersPings();
+                }
                 if (answered > 0) {
                     path.releaseUpTo(answered);     // the pong proves the peer had everything before the ping
                     env.statistics().increment(Counter.ACK_RECEIVED);

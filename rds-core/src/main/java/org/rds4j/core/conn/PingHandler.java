@@ -33,22 +33,25 @@ final class PingHandler {
                 env.statistics().increment(Counter.RECV_PING);
                 answer(sport, path);
                 if (sport == PROBE_PORT) {
-                    readHandshake(h);
+                    readHandshake(h, path);
                 }
             }
             return true;
         }
         if (sport == 0 && dport == PROBE_PORT) {     // the pong to a multipath probe is the protocol's own
-            readHandshake(h);
+            readHandshake(h, path);
             return true;
         }
         return false;
     }
 
-    /** The probe a path sends when it comes up and the peer's path count is unknown; it carries our generation. */
+    /**
+     * The probe path 0 sends each time it comes up: it offers our paths, says that our source ports encode path
+     * indexes, and carries our generation, so the peer learns of a restart of ours and we of one of its.
+     */
     OutgoingMessage probe() {
         env.statistics().increment(Counter.SEND_PONG);
-        return OutgoingMessage.probe(Connection.SUPPORTED_PATHS, env.generation());
+        return OutgoingMessage.probe(env.paths(), env.generation());
     }
 
     /** A pong goes back on the same path, unless the pinging port is congested at the peer. */
@@ -57,16 +60,17 @@ final class PingHandler {
             return;
         }
         env.statistics().increment(Counter.SEND_PONG);
-        path.enqueue(OutgoingMessage.pong(pingSourcePort, Connection.SUPPORTED_PATHS, env.generation()));
+        path.enqueue(OutgoingMessage.pong(pingSourcePort, env.paths(), env.generation()));
     }
 
     /** Reads the multipath handshake extensions of a probe ping or pong. */
-    private void readHandshake(RdsHeader h) {
+    private void readHandshake(RdsHeader h, ConnectionPath path) {
         long npaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.NPATHS);
-        connection.peerPaths(npaths <= 0 ? 1 : (int) Math.min(npaths, 8));
+        boolean encodesPaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.SPORT_IDX) >= 0;
         long gen = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.GEN_NUM);
-        if (gen > 0) {
-            connection.peerGeneration(gen);
-        }
+        // First: a restarted peer's offer applies to the new numbering. No GEN_NUM (a 6.1 kernel) where there was one
+        // means another implementation took the address: a restart too.
+        connection.peerGeneration(gen > 0 ? gen : 0, path);
+        connection.peerOffered(npaths, encodesPaths);
     }
 }

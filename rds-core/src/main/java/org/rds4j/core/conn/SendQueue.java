@@ -119,6 +119,16 @@ final class SendQueue {
         return nextSeq;
     }
 
+    /** The number of the oldest message not yet released (written or not), {@link #nextSeq} if none; takes the inbox in. */
+    long oldestSeq() {
+        takeInbox();
+        OutgoingMessage m = sent.peekFirst();
+        if (m == null) {
+            m = unsent.peekFirst();
+        }
+        return m == null ? nextSeq : m.sequence;
+    }
+
     /** Messages numbered (unsent and unreleased); the inbox is taken in first. */
     int size() {
         takeInbox();
@@ -236,6 +246,27 @@ final class SendQueue {
                 it.remove();
                 owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
                 n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Fails every message held, written or not, to its socket with {@code reason}; the path's own messages (pings,
+     * pongs, probes) go without a word. Numbers stay used: the peer may have some of them.
+     *
+     * @return how many sockets' messages were failed
+     */
+    int failAll(RdsDatagram.Failure reason) {
+        takeInbox();
+        int n = 0;
+        for (ArrayDeque<OutgoingMessage> q : java.util.List.of(sent, unsent)) {
+            OutgoingMessage m;
+            while ((m = q.pollFirst()) != null) {
+                if (m.owner != null) {
+                    m.owner.failed(m, destination(m), reason);
+                    n++;
+                }
             }
         }
         return n;

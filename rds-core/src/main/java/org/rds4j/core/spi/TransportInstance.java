@@ -5,6 +5,8 @@ import java.net.InetAddress;
 
 /** One transport serving one stack: its listeners and outgoing connections. */
 public interface TransportInstance extends AutoCloseable {
+    /** The modulus of the source-port encoding of path indexes: the kernel's {@code RDS_MPATH_WORKERS}, 8. */
+    int PATH_PORT_MODULUS = 8;
 
     /**
      * Whether a socket may bind this address with this transport (for TCP: an address of this machine).
@@ -35,11 +37,19 @@ public interface TransportInstance extends AutoCloseable {
      * {@link ConnectionHandler#onConnected} or {@link ConnectionHandler#onConnectFailed} follows, on the
      * connection's I/O thread or another transport thread.
      *
+     * <p>{@code pathIndex} is how the core asks for the kernel's source-port encoding of multipath (SPORT_IDX): when
+     * it is 0 or more, the connection's local transport port must be congruent to it modulo
+     * {@link #PATH_PORT_MODULUS}, so that the acceptor can tell which path the connection is for. The transport picks
+     * such a port (for TCP: from the system's ephemeral range, trying the next candidate while one is in use) and
+     * fails the connect only when none is free. Transports with several I/O threads should spread the paths of one
+     * peer over them.
+     *
      * @param local our address, which the connection is made from
      * @param peer the peer host's address
+     * @param pathIndex the path index to encode in the local port, 0 to 7, or -1 for any local port
      * @param handler told of the outcome, then of every event of the connection
      */
-    void connect(InetAddress local, InetAddress peer, ConnectionHandler handler);
+    void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler);
 
     /** Closes every listener and connection of this instance. */
     @Override

@@ -128,6 +128,21 @@ class CongestionMapTest {
         assertFalse(map.isCongested(4020));
     }
 
+    /** Every path carries a copy of each change: only a copy that changes a bit counts as a change. */
+    @Example
+    void aCopyOfTheMapAlreadyHeldChangesNothing() {
+        CongestionMap map = new CongestionMap();
+        byte[] wire = new byte[8192];
+        wire[500] = 0x01;
+        assertTrue(map.replace(ByteBuffer.wrap(wire)));
+        long generation = map.generation();
+        assertFalse(map.replace(ByteBuffer.wrap(wire.clone())), "the same bits again");
+        assertEquals(generation, map.generation(), "waiters are not woken for a copy");
+        wire[500] = 0;
+        assertTrue(map.replace(ByteBuffer.wrap(wire)), "a bit cleared");
+        assertEquals(generation + 1, map.generation());
+    }
+
     /** §3.5: the kernel ignores a map whose length is not 8192; ours refuses it. */
     @Example
     void replaceRefusesAnythingButExactly8192Bytes() {

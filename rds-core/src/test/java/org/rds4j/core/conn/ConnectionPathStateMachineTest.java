@@ -242,9 +242,12 @@ class ConnectionPathStateMachineTest {
         h.timerFires();
         FakeTransport.FakeConnection c2 = h.connectSucceeds(h.attempt(1));
         List<PathHarness.RecordingSink.Frame> again = h.transmit(c2, 10);
-        assertEquals(List.of(0L, 2L, 3L, 4L, 5L), again.stream().map(PathHarness.RecordingSink.Frame::sequence).toList());
+        // map, 2 3 probe-4 again, message 5, and the probe path 0 sends each time it comes up (6)
+        assertEquals(List.of(0L, 2L, 3L, 4L, 5L, 6L),
+                again.stream().map(PathHarness.RecordingSink.Frame::sequence).toList());
         assertEquals(List.of(RdsHeader.FLAG_CONG_BITMAP, RdsHeader.FLAG_RETRANSMITTED, RdsHeader.FLAG_RETRANSMITTED,
-                RdsHeader.FLAG_RETRANSMITTED, 0), again.stream().map(PathHarness.RecordingSink.Frame::flags).toList());
+                RdsHeader.FLAG_RETRANSMITTED, 0, 0),
+                again.stream().map(PathHarness.RecordingSink.Frame::flags).toList());
     }
 
     /** The smaller host, poked by the larger peer (the stack refused its connection), connects if down. */

@@ -109,6 +109,12 @@ final class FakeEnvironment implements ConnectionEnvironment {
         return GENERATION;
     }
 
+    /** One path: the model tests drive path 0 alone. */
+    @Override
+    public int paths() {
+        return 1;
+    }
+
     /** No liveness checks: they read the wall clock, which virtual time does not move. */
     @Override
     public long livenessNanos() {

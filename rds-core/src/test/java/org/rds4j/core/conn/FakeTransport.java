@@ -120,7 +120,7 @@ final class FakeTransport implements TransportInstance {
     }
 
     @Override
-    public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+    public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
         attempts.add(new Attempt(attempts.size(), local, peer, handler));
     }
 

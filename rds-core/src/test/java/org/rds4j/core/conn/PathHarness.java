@@ -131,7 +131,6 @@ final class PathHarness {
     final List<Long> mReleased = new ArrayList<>();
     long mNextTx = 1;
     long mResets;
-    boolean mProbeSent;
     boolean mCongQueued;
     int mAttempts;
     /** The maintenance timer runs while the path is UP or DISCONNECTING. */
@@ -626,11 +625,9 @@ final class PathHarness {
         // before is moot now; the next loss must reconnect per the fresh backoff.
         mPending = false;
         mCongQueued = true;
-        if (!mProbeSent) {            // the multipath probe, once, on the first UP (peer's path count unknown)
-            mProbeSent = true;
-            mProtocol.put(mNextTx, "probe");
-            mSend.addLast(mNextTx++);
-        }
+        // the multipath probe on every UP of path 0, as kernels from 7.0 do (the peer's offer and generation again)
+        mProtocol.put(mNextTx, "probe");
+        mSend.addLast(mNextTx++);
         List<VirtualScheduler.Task> h = env.scheduler.history();
         expect(h.size() == tasksSeen + 1, "the maintenance timer starts when UP (" + (h.size() - tasksSeen)
                 + " new tasks)");

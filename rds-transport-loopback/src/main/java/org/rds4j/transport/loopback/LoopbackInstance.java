@@ -108,14 +108,17 @@ final class LoopbackInstance implements TransportInstance {
     }
 
     @Override
-    public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+    public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
         LoopbackInstance remote = LoopbackFabric.listener(peer, host.config().tcpPort());
         if (remote == null || closed) {
             execute(() -> handler.onConnectFailed(new ConnectException("connection refused: no stack of this JVM"
                     + " listens on " + peer.getHostAddress() + " port " + host.config().tcpPort())));
             return;
         }
-        int port = PORTS.getAndIncrement() & 0x7FFF | 0x8000;
+        // A made-up port in 32768..65535, unique enough for a JVM's connections; with a path index, in the group
+        // of 8 the path index selects, as TCP does it (SPORT_IDX).
+        int port = pathIndex < 0 ? PORTS.getAndIncrement() & 0x7FFF | 0x8000
+                : PORTS.getAndAdd(PATH_PORT_MODULUS) & 0x7FF8 | 0x8000 | pathIndex;
         InetSocketAddress ours = new InetSocketAddress(local, port);
         InetSocketAddress theirs = new InetSocketAddress(peer, host.config().tcpPort());
         LoopbackEndpoint client = new LoopbackEndpoint(this, ours, theirs);

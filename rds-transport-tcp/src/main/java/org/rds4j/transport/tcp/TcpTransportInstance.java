@@ -40,6 +40,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import jdk.net.ExtendedSocketOptions;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.spi.ConnectionHandler;
@@ -83,6 +84,7 @@ public final class TcpTransportInstance implements TransportInstance {
     private final EventLoopGroup group;
     private final int connectTimeoutMs;
     private final WriteBufferWaterMark waterMark;
+    private final PathSourcePorts sourcePorts = PathSourcePorts.system();
     private final Map<InetAddress, Channel> listeners = new ConcurrentHashMap<>();
     private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -226,15 +228,44 @@ public final class TcpTransportInstance implements TransportInstance {
     }
 
     @Override
-    public void connect(InetAddress local, InetAddress peer, ConnectionHandler handler) {
+    public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
         if (closed) {
             handler.onConnectFailed(new IOException("the TCP transport of stack " + stackName + " is closed"));
             return;
         }
+        if (pathIndex < 0) {
+            open(local, 0, peer, handler, null);
+        } else {
+            connectFromPathPort(local, peer, pathIndex, sourcePorts.firstGroup(), 0, handler);
+        }
+    }
+
+    /** One attempt with a port of path {@code pathIndex}'s; a port in use moves on to the next group. */
+    private void connectFromPathPort(InetAddress local, InetAddress peer, int pathIndex, int firstGroup, int attempt,
+                                     ConnectionHandler handler) {
+        int localPort = sourcePorts.port(firstGroup, attempt, pathIndex);
+        open(local, localPort, peer, handler, cause -> {
+            if (isAddressInUse(cause) && attempt + 1 < sourcePorts.attempts() && !closed) {
+                connectFromPathPort(local, peer, pathIndex, firstGroup, attempt + 1, handler);
+                return true;
+            }
+            return false;
+        });
+    }
+
+    /**
+     * Opens one connection from {@code local:localPort}. {@code retry}, when given, sees a failure first and
+     * returns true if it took it over with another attempt.
+     */
+    private void open(InetAddress local, int localPort, InetAddress peer, ConnectionHandler handler,
+                      Predicate<Throwable> retry) {
         Bootstrap b = new Bootstrap()
                 .group(group)
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
+                // A path's port may still be in TIME_WAIT from its previous connection: binding it again is safe
+                // (the 4-tuple's old incarnation is over), as the kernel allows for its own RDS sockets.
+                .option(ChannelOption.SO_REUSEADDR, localPort != 0)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -246,17 +277,23 @@ public final class TcpTransportInstance implements TransportInstance {
                 });
         ChannelFuture f;
         try {
-            f = b.connect(new InetSocketAddress(peer, peerPort), new InetSocketAddress(local, 0));
+            f = b.connect(new InetSocketAddress(peer, peerPort), new InetSocketAddress(local, localPort));
         } catch (RuntimeException e) {    // the group was shut down under us
             handler.onConnectFailed(e);
             return;
         }
         // Success is reported by the connection itself, in channelActive, so that onConnected precedes every read.
         f.addListener((ChannelFuture done) -> {
-            if (!done.isSuccess()) {
+            if (!done.isSuccess() && (retry == null || !retry.test(done.cause()))) {
                 handler.onConnectFailed(done.cause());
             }
         });
+    }
+
+    /** EADDRINUSE, however the channel type reports it (NIO: BindException; native: its own IOException). */
+    private static boolean isAddressInUse(Throwable cause) {
+        return cause instanceof BindException
+                || cause instanceof IOException && String.valueOf(cause.getMessage()).contains("Address already in use");
     }
 
     /** Applies the kernel's RDS socket tuning ({@code rds_tcp_tune}, {@code rds_tcp_keepalive}) and our buffers. */

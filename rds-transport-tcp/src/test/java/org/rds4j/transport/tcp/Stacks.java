@@ -57,7 +57,7 @@ final class Stacks implements AutoCloseable {
     /** A connected pair of handlers: [client, server]. */
     RecordingHandler[] connect() throws Exception {
         RecordingHandler client = new RecordingHandler("cli");
-        cli.connect(CLIENT, SERVER, client);
+        cli.connect(CLIENT, SERVER, -1, client);
         client.connected.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         RecordingHandler server = accepted.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
         if (server == null) {

@@ -176,7 +176,7 @@ class TcpTransportTest {
         try (Stacks s = new Stacks()) {
             s.srvHost.acceptor = c -> null;
             RecordingHandler client = new RecordingHandler("cli");
-            s.cli.connect(Stacks.CLIENT, Stacks.SERVER, client);
+            s.cli.connect(Stacks.CLIENT, Stacks.SERVER, -1, client);
             // The reset can beat the connect's completion (it does with epoll): then the connect fails; otherwise
             // the connection comes up and closes with the reset. Both are what TCP allows, and the core handles both.
             Object first = CompletableFuture.anyOf(client.connected, client.connectFailed).get(20, TimeUnit.SECONDS);
@@ -244,7 +244,7 @@ class TcpTransportTest {
             assertNull(p[0].closed.get(20, TimeUnit.SECONDS));
             noViolations(p);
             RecordingHandler late = new RecordingHandler("cli");
-            s.cli.connect(Stacks.CLIENT, Stacks.SERVER, late);
+            s.cli.connect(Stacks.CLIENT, Stacks.SERVER, -1, late);
             assertNotNull(late.connectFailed.get(20, TimeUnit.SECONDS));
             assertThrows(IOException.class, () -> s.srv.listen(Stacks.SERVER));
         } finally {
@@ -258,7 +258,7 @@ class TcpTransportTest {
             TcpTransportInstance t = (TcpTransportInstance) new TcpTransport().open(host);
             try {
                 RecordingHandler client = new RecordingHandler("cli");
-                t.connect(Stacks.CLIENT, Stacks.SERVER, client);
+                t.connect(Stacks.CLIENT, Stacks.SERVER, -1, client);
                 assertInstanceOf(IOException.class, client.connectFailed.get(20, TimeUnit.SECONDS));
                 assertFalse(client.connected.isDone());
             } finally {

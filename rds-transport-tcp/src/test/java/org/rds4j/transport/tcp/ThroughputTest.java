@@ -32,7 +32,7 @@ class ThroughputTest {
             CountingHandler counter = new CountingHandler();
             s.srvHost.acceptor = c -> counter;
             SendingHandler sender = new SendingHandler(frame, count);
-            s.cli.connect(Stacks.CLIENT, Stacks.SERVER, sender);
+            s.cli.connect(Stacks.CLIENT, Stacks.SERVER, -1, sender);
             long start = System.nanoTime();
             synchronized (counter) {
                 long deadline = System.nanoTime() + 60_000_000_000L;

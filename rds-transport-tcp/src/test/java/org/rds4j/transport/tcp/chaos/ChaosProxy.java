@@ -427,13 +427,38 @@ final class ChaosProxy implements AutoCloseable {
                     linkBytes.get(A_TO_B), linkBytes.get(B_TO_A), closedNanos, closeReason);
         }
 
+        /**
+         * Binds the onward socket to a port congruent to A's source port modulo 8: A encodes its path index there
+         * (SPORT_IDX) and B places the connection by it, so the proxy must keep it, as any NAT in front of
+         * multipath RDS must. Port groups are tried from a random one until one is free.
+         */
+        private Socket bindKeepingPathIndex(int clientPort) throws IOException {
+            int residue = clientPort & 7;
+            int groups = (60999 - 32768) / 8;
+            int first = java.util.concurrent.ThreadLocalRandom.current().nextInt(groups);
+            IOException last = null;
+            for (int attempt = 0; attempt < 64; attempt++) {
+                int port = 32768 + ((first + attempt) % groups) * 8 + residue;
+                Socket s = new Socket();
+                try {
+                    s.setReuseAddress(true);
+                    s.bind(new InetSocketAddress(onwardFrom, port));
+                    return s;
+                } catch (java.net.BindException e) {
+                    s.close();
+                    last = e;
+                }
+            }
+            throw last;
+        }
+
         /** Connects onward, starts the other direction, and pumps A to B. */
         void runAToB() {
-            Socket s = new Socket();
+            Socket s = null;
             try {
                 client.setTcpNoDelay(true);
+                s = bindKeepingPathIndex(client.getPort());
                 s.setTcpNoDelay(true);
-                s.bind(new InetSocketAddress(onwardFrom, 0));
                 s.connect(target, 5_000);
             } catch (IOException e) {
                 onwardFailed.incrementAndGet();
@@ -441,15 +466,16 @@ final class ChaosProxy implements AutoCloseable {
                 abort("onward connect failed: " + e.getMessage());
                 return;
             }
-            onward = s;
+            Socket connected = s;
+            onward = connected;
             if (closed.get()) {            // closed (by a fault or close()) while connecting
-                abortQuietly(s);
+                abortQuietly(connected);
                 return;
             }
             onwardNanos = System.nanoTime();
             signal();
-            start("chaos-link-" + id + "-b2a", () -> pump(B_TO_A, s, client));
-            pump(A_TO_B, client, s);
+            start("chaos-link-" + id + "-b2a", () -> pump(B_TO_A, connected, client));
+            pump(A_TO_B, client, connected);
         }
 
         private void pump(int dir, Socket from, Socket to) {

@@ -1,0 +1,150 @@
+package org.rds4j.core.conn;
+
+import org.rds4j.core.RdsCounters.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The multipath agreement of one connection, the kernel's mprds: how many paths (lanes) the two hosts use, which lane
+ * a socket sends on, whether the peer encodes path indexes in its source ports, and the catch-up that keeps each
+ * socket's messages in order when the lanes open.
+ *
+ * <p>Both ends offer a number of paths in the multipath probe and its pong (NPATHS); each uses the smaller offer. Until
+ * the peer's offer is known every socket sends on path 0, as kernels from 7.0 on do (6.1 made some senders wait
+ * instead). When the lanes open, a socket may move from path 0 to another lane, and its new messages could overtake
+ * its old ones still on path 0: so the other paths hold their transmits until path 0 has had acknowledged everything
+ * it had numbered at that moment (the kernel's {@code mprds_catchup_tx0} rule).
+ *
+ * <p>Threads: the agreement is written by the path that reads a probe or pong (under that path's monitor) and read by
+ * senders without a lock (volatile). The catch-up is advanced by path 0 under its own monitor; other paths only read
+ * it. No path monitor is taken here, so no lock order is added.
+ */
+final class Multipath {
+    private static final Logger log = LoggerFactory.getLogger(Multipath.class);
+    /** No catch-up in progress. */
+    private static final long NONE = -1;
+    /** The lanes opened and path 0 has not yet noted how far it must get. */
+    private static final long PENDING = -2;
+
+    private final Connection connection;
+    private final int offered;
+    private volatile int peerOffer;
+    private volatile boolean peerEncodesPaths;
+    private volatile int lanes = 1;
+    /** Path 0's last sequence number when the lanes opened, {@link #PENDING}, or {@link #NONE}. */
+    private volatile long catchUpSeq = NONE;
+
+    Multipath(Connection connection, int offered) {
+        this.connection = connection;
+        this.offered = offered;
+    }
+
+    /** The number of paths we offer (a power of two, 1 to 8). */
+    int offered() {
+        return offered;
+    }
+
+    /** The peer's last offer, 0 before its first probe or pong. */
+    int peerOffer() {
+        return peerOffer;
+    }
+
+    /** Whether the peer said (SPORT_IDX) that its source ports encode its path indexes. */
+    boolean peerEncodesPaths() {
+        return peerEncodesPaths;
+    }
+
+    /** The paths in use: the smaller offer, rounded down to a power of two; 1 until the peer's offer is known. */
+    int lanes() {
+        return lanes;
+    }
+
+    /**
+     * The lane of a socket bound to {@code port}: the kernel's hash of the bound port ({@code RDS_MPATH_HASH}, Bob
+     * Jenkins' one-word hash with a zero seed) masked to the number of lanes. Any stable choice keeps one socket's
+     * messages on one path; this one spreads ports as a kernel host does.
+     */
+    int laneFor(int port) {
+        int n = lanes;
+        return n == 1 ? 0 : jhash1Word(port) & (n - 1);
+    }
+
+    /**
+     * A multipath probe or its pong arrived with the peer's offer ({@code npaths}, 0 if it carried none, which means
+     * one path) and whether it carried SPORT_IDX. Returns true if the lanes opened just now: the caller starts the
+     * extra paths.
+     */
+    boolean peerOffered(long npaths, boolean encodesPaths) {
+        int peer = npaths <= 0 ? 1 : (int) Math.min(npaths, 8);
+        peerOffer = peer;
+        peerEncodesPaths = encodesPaths;
+        int agreed = Integer.highestOneBit(Math.min(peer, offered));
+        int before = lanes;
+        if (agreed == before) {
+            return false;
+        }
+        if (before == 1) {
+            catchUpSeq = PENDING;                     // before the new lane count is visible to senders
+        }
+        lanes = agreed;
+        log.debug("{}: {} paths (peer offers {}, we offer {}{})", connection, agreed, peer, offered,
+                encodesPaths ? ", peer encodes paths in its ports" : "");
+        return before == 1 && agreed > 1;
+    }
+
+    /** Whether paths other than 0 must hold their transmits. */
+    boolean catchingUp() {
+        return catchUpSeq != NONE;
+    }
+
+    /**
+     * Path 0's progress, under path 0's monitor: notes how far it must get when the lanes have just opened, and ends
+     * the catch-up once it has everything up to there acknowledged. Returns true when the catch-up ended.
+     *
+     * @param queue path 0's queue
+     */
+    boolean path0Progress(SendQueue queue) {
+        long target = catchUpSeq;
+        if (target == NONE) {
+            return false;
+        }
+        if (target == PENDING) {
+            target = queue.nextSeq() - 1;
+            catchUpSeq = target;
+        }
+        if (Long.compareUnsigned(queue.oldestSeq(), target) <= 0) {
+            connection.env().statistics().increment(Counter.MPRDS_CATCHUP_TX0_RETRIES);
+            return false;
+        }
+        catchUpSeq = NONE;
+        return true;
+    }
+
+    /** The peer restarted: its sequence numbers start again, so a catch-up target means nothing any more. */
+    void peerRestarted() {
+        catchUpSeq = NONE;
+    }
+
+    /** Bob Jenkins' lookup3 hash of one 32-bit word with seed 0, as the kernel's {@code jhash_1word}. */
+    static int jhash1Word(int word) {
+        int a = 0xdeadbeef + 4;
+        int b = a;
+        int c = a;
+        a += word;
+        c ^= b;
+        c -= Integer.rotateLeft(b, 14);
+        a ^= c;
+        a -= Integer.rotateLeft(c, 11);
+        b ^= a;
+        b -= Integer.rotateLeft(a, 25);
+        c ^= b;
+        c -= Integer.rotateLeft(b, 16);
+        a ^= c;
+        a -= Integer.rotateLeft(c, 4);
+        b ^= a;
+        b -= Integer.rotateLeft(a, 14);
+        c ^= b;
+        c -= Integer.rotateLeft(b, 24);
+        return c;
+    }
+}

@@ -206,6 +206,15 @@ public final class Connection {
         return a;
     }
 
+    /**
+     * The connection as {@link org.rds4j.RdsStack#info()} reports it: each path is read under its own monitor.
+     *
+     * @return the snapshot
+     */
+    public org.rds4j.RdsConnectionInfo info() {
+        return PathInfos.of(this);
+    }
+
     /** Queues an update of our congestion map on every path that is up (the kernel sends it on any path). */
     public void queueCongestionUpdate() {
         paths[0].queueCongestionUpdate();
@@ -220,7 +229,7 @@ public final class Connection {
 
     @Override
     public String toString() {
-        return "Connection[" + local.getHostAddress() + " -> " + peer.getHostAddress() + " over " + transportName
+        return "Connection[" + Addresses.host(local) + " -> " + Addresses.host(peer) + " over " + transportName
                 + "]";
     }
 }

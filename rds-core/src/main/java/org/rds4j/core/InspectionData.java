@@ -30,8 +30,8 @@ import org.rds4j.core.RdsCounters.Counter;
  * 64-bit values carried in a {@code long}.
  */
 final class InspectionData {
-    static final List<String> ATTRIBUTES = List.of("Name", "Generation", "Counters", "Connections", "Sockets",
-            "CongestionMaps");
+    static final List<String> ATTRIBUTES = List.of("Name", "Generation", "Counters", "CounterNames", "Connections",
+            "Sockets", "CongestionMaps");
 
     private static final CompositeType COUNTERS;
     private static final CompositeType PATH;
@@ -86,7 +86,7 @@ final class InspectionData {
                     {"local", SimpleType.BOOLEAN, "true for an address of this stack, false for a peer's"},
                     {"congestedPorts", ArrayType.getPrimitiveArrayType(int[].class), "the ports marked, ascending"}});
             ATTRIBUTE_TYPES = new OpenType<?>[] {SimpleType.STRING, SimpleType.LONG, COUNTERS,
-                    new ArrayType<CompositeData>(1, PATH), new ArrayType<CompositeData>(1, SOCKET),
+                    new ArrayType<String>(1, SimpleType.STRING), new ArrayType<CompositeData>(1, PATH), new ArrayType<CompositeData>(1, SOCKET),
                     new ArrayType<CompositeData>(1, CONGESTION_MAP)};
         } catch (OpenDataException e) {
             throw new ExceptionInInitializerError(e);
@@ -97,6 +97,7 @@ final class InspectionData {
         "the stack's name",
         "the stack's generation number (GEN_NUM), unsigned 32-bit",
         "the counters, by kernel name (rds-info -c)",
+        "the counters' names in the kernel's order (a composite's items have none)",
         "one row per path of each connection (rds-info -n, -s, -t, -T)",
         "one row per socket (rds-info -k, -r)",
         "one row per congestion map: the stack's own addresses', then its peers'"};
@@ -129,6 +130,14 @@ final class InspectionData {
 
     static CompositeData counters(Map<String, Long> counters) throws OpenDataException {
         return new CompositeDataSupport(COUNTERS, counters);
+    }
+
+    static String[] counterNames() {
+        String[] names = new String[Counter.values().length];
+        for (Counter c : Counter.values()) {
+            names[c.ordinal()] = c.kernelName();
+        }
+        return names;
     }
 
     static CompositeData[] paths(List<RdsConnectionInfo> connections) throws OpenDataException {

@@ -94,6 +94,8 @@ final class StackMBean implements DynamicMBean {
                     return stack.generation();
                 case "Counters":
                     return InspectionData.counters(stack.counters());
+                case "CounterNames":
+                    return InspectionData.counterNames();
                 case "Connections":
                     return InspectionData.paths(stack.connectionInfos());
                 case "Sockets":

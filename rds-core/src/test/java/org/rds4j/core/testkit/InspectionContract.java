@@ -53,8 +53,8 @@ import org.rds4j.core.CoreStack;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class InspectionContract extends HostsContract {
     /** Every attribute docs/inspection.md documents, in its order. */
-    static final List<String> ATTRIBUTES = List.of("Name", "Generation", "Counters", "Connections", "Sockets",
-            "CongestionMaps");
+    static final List<String> ATTRIBUTES = List.of("Name", "Generation", "Counters", "CounterNames",
+            "Connections", "Sockets", "CongestionMaps");
     static final Set<String> PATH_ITEMS = Set.of("local", "peer", "transport", "path", "state", "nextTxSequence",
             "nextRxSequence", "queuedMessages", "queuedBytes", "unackedMessages", "unackedBytes", "resets",
             "peerPaths", "peerGeneration", "transportLocalAddress", "transportLocalPort", "transportRemoteAddress",
@@ -248,6 +248,8 @@ public abstract class InspectionContract extends HostsContract {
         CompositeData c1 = (CompositeData) after.get("Counters");
         assertEquals(a.counters().keySet(), c1.getCompositeType().keySet(), "every counter, by kernel name");
         assertTrue((Long) c1.get("send_queued") > (Long) c0.get("send_queued"), "send_queued moves");
+        assertEquals(List.copyOf(a.counters().keySet()), List.of((String[]) after.get("CounterNames")),
+                "the kernel's order");
 
         CompositeData p1 = pathRow((CompositeData[]) after.get("Connections"), addressB());
         assertEquals(PATH_ITEMS, p1.getCompositeType().keySet());

@@ -52,18 +52,14 @@ final class SocketAddresses {
         return to;
     }
 
-    /** An address as rds4j prints it, IPv6 short ({@link org.rds4j.core.conn.Addresses#host}). */
+    /** An address as rds4j prints it, IPv6 short ({@link org.rds4j.RdsAddresses#format(InetAddress)}). */
     static String host(InetAddress address) {
-        return org.rds4j.core.conn.Addresses.host(address);
+        return org.rds4j.RdsAddresses.format(address);
     }
 
-    /** {@code 127.0.0.1:4000} or {@code [fd00::2]:4000}: an address and port as rds4j prints them. */
+    /** {@code 127.0.0.1:4000} or {@code [fd00::2]:4000}, as {@link org.rds4j.RdsAddresses} prints them. */
     static String format(InetSocketAddress a) {
-        if (a == null) {
-            return "none";
-        }
-        String h = a.getAddress() != null ? host(a.getAddress()) : a.getHostString();
-        return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + a.getPort();
+        return org.rds4j.RdsAddresses.format(a);
     }
 
     private static boolean isBroadcast(InetAddress a) {

@@ -4,6 +4,7 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import org.rds4j.RdsAddresses;
 
 /** Address rules of RDS that decide who connects. */
 public final class Addresses {
@@ -88,41 +89,6 @@ public final class Addresses {
      * @return its text
      */
     public static String host(InetAddress address) {
-        if (!(address instanceof Inet6Address)) {
-            return address.getHostAddress();
-        }
-        byte[] b = address.getAddress();
-        int[] groups = new int[8];
-        for (int i = 0; i < 8; i++) {
-            groups[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
-        }
-        int runStart = -1;
-        int runLength = 1;                            // a lone zero group stays "0"
-        for (int i = 0; i < 8; ) {
-            int start = i;
-            while (i < 8 && groups[i] == 0) {
-                i++;
-            }
-            if (i - start > runLength) {
-                runStart = start;
-                runLength = i - start;
-            }
-            i = Math.max(i, start + 1);
-        }
-        StringBuilder s = new StringBuilder(40);
-        for (int i = 0; i < 8; i++) {
-            if (i == runStart) {
-                s.append("::");
-                i += runLength - 1;
-            } else {
-                if (s.length() > 0 && s.charAt(s.length() - 1) != ':') {
-                    s.append(':');
-                }
-                s.append(Integer.toHexString(groups[i]));
-            }
-        }
-        String full = address.getHostAddress();
-        int percent = full.indexOf('%');
-        return percent < 0 ? s.toString() : s + full.substring(percent);
+        return RdsAddresses.format(address);
     }
 }

@@ -5,6 +5,8 @@
 module org.rds4j.core {
     requires transitive org.rds4j.api;
     requires org.slf4j;
+    // A stack's MBean (StackMBean): what ./rds4j info and JMX clients read.
+    requires java.management;
 
     exports org.rds4j.core;
     exports org.rds4j.core.spi;

@@ -1,5 +1,5 @@
 /**
- * The rds4j command line: stress, echo, send, recv and ping.
+ * The rds4j command line: stress, echo, send, recv, ping and info.
  *
  * <p>The code uses only the public API, package {@code org.rds4j}. The implementation modules are required solely
  * so that a module-path launch ({@code java -p ... -m org.rds4j.tools/org.rds4j.tools.Main}) always has the
@@ -12,6 +12,10 @@ module org.rds4j.tools {
     requires org.rds4j.core;
     requires org.rds4j.transport.tcp;
     requires org.rds4j.transport.loopback;
+    // rds4j info: JMX to read a JVM's stacks, the attach API to find a JVM's JMX agent by its pid.
+    requires java.management;
+    requires java.management.rmi;
+    requires jdk.attach;
 
     exports org.rds4j.tools;
 }

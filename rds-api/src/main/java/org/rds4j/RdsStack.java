@@ -67,6 +67,16 @@ public interface RdsStack extends AutoCloseable {
      */
     Map<String, Long> counters();
 
+    /**
+     * A snapshot of this stack for inspection, as {@code rds-info} shows Linux RDS: connections and their paths,
+     * sockets, congestion maps and counters. Safe from any thread while traffic flows; each path is read under its
+     * own lock for as long as it takes to count its queued messages, so call it now and then (a monitoring poll),
+     * not per message. The same figures are published through JMX (see {@link RdsStackConfig#jmx()}).
+     *
+     * @return an immutable snapshot
+     */
+    RdsStackInfo info();
+
     /** Closes every socket and connection of this stack and stops its threads. Idempotent. */
     @Override
     void close();

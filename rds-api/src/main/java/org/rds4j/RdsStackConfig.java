@@ -34,6 +34,7 @@ public final class RdsStackConfig {
     private final Duration livenessInterval;
     private final boolean busyPoll;
     private final int paths;
+    private final boolean jmx;
     private final int defaultSendBuffer;
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
@@ -49,6 +50,7 @@ public final class RdsStackConfig {
         this.livenessInterval = b.livenessInterval;
         this.busyPoll = b.busyPoll;
         this.paths = b.paths;
+        this.jmx = b.jmx;
         this.defaultSendBuffer = b.defaultSendBuffer;
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
@@ -157,6 +159,18 @@ public final class RdsStackConfig {
     }
 
     /**
+     * Whether the stack publishes itself as a JMX MBean on the platform MBean server, under
+     * {@code org.rds4j:type=Stack,name=NAME}, from creation until {@link RdsStack#close()}: its connections, sockets,
+     * congestion maps and counters as {@link RdsStack#info()} reports them (docs/inspection.md). On by default, as
+     * {@code rds-info} needs nothing to be switched on; {@code ./rds4j info} reads it.
+     *
+     * @return whether the stack registers its MBean
+     */
+    public boolean jmx() {
+        return jmx;
+    }
+
+    /**
      * {@code SO_SNDBUF} of a new socket (the kernel's {@code wmem_default}).
      *
      * @return the size in bytes
@@ -221,6 +235,7 @@ public final class RdsStackConfig {
         private Duration livenessInterval = Duration.ZERO;
         private boolean busyPoll;
         private int paths = 8;
+        private boolean jmx = true;
         private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
@@ -315,6 +330,17 @@ public final class RdsStackConfig {
                         + " sockets onto paths with a mask), was " + n);
             }
             this.paths = n;
+            return this;
+        }
+
+        /**
+         * Turns the stack's JMX MBean on (the default) or off, see {@link RdsStackConfig#jmx()}.
+         *
+         * @param on whether to register the MBean
+         * @return this builder
+         */
+        public Builder jmx(boolean on) {
+            this.jmx = on;
             return this;
         }
 

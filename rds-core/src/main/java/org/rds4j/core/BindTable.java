@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntUnaryOperator;
@@ -65,7 +66,8 @@ final class BindTable {
         if (port != 0) {
             if (!ports.putIfAbsent(port, socket)) {
                 Object holder = ports.get(port);
-                throw new EaddrinuseException(address.getHostAddress() + ":" + port + " is already bound ("
+                throw new EaddrinuseException(SocketAddresses.format(new InetSocketAddress(address, port))
+                        + " is already bound ("
                         + (holder == RESERVED ? "the stack uses it for its acknowledgement pings" : "by another"
                         + " socket of this stack") + "); bind another port, or port 0 for a free one");
             }
@@ -83,7 +85,7 @@ final class BindTable {
                 return candidate;
             }
         }
-        throw new EaddrinuseException("every RDS port of " + address.getHostAddress()
+        throw new EaddrinuseException("every RDS port of " + SocketAddresses.host(address)
                 + " is bound; close sockets before binding more");
     }
 

@@ -106,7 +106,8 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         lock.lock();
         try {
             if (local != null) {
-                throw new EinvalException("the socket is already bound to " + local + "; RDS sockets bind once");
+                throw new EinvalException("the socket is already bound to " + SocketAddresses.format(local)
+                        + "; RDS sockets bind once");
             }
             String name = options.transportName() != null ? options.transportName() : stack.defaultTransport();
             t = stack.transport(name);
@@ -115,17 +116,18 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             lock.unlock();
         }
         if (!stack.config().addresses().isEmpty() && !stack.config().addresses().contains(a)) {
-            throw new EaddrnotavailException(a.getHostAddress() + " is not an address of stack '"
-                    + stack.config().name() + "' (its addresses: " + stack.config().addresses() + ")");
+            throw new EaddrnotavailException(SocketAddresses.host(a) + " is not an address of stack '"
+                    + stack.config().name() + "' (its addresses: " + stack.config().addresses().stream()
+                    .map(SocketAddresses::host).toList() + ")");
         }
         if (!t.instance().canBind(a)) {
-            throw new EaddrnotavailException(a.getHostAddress() + " is not a local address for the " + t.name()
+            throw new EaddrnotavailException(SocketAddresses.host(a) + " is not a local address for the " + t.name()
                     + " transport; bind an address of this machine");
         }
         try {
             t.ensureListening(a);
         } catch (IOException e) {
-            throw new EaddrinuseException("the " + t.name() + " transport cannot listen on " + a.getHostAddress()
+            throw new EaddrinuseException("the " + t.name() + " transport cannot listen on " + SocketAddresses.host(a)
                     + " port " + stack.config().tcpPort() + " (" + e.getMessage() + "): another RDS host (another"
                     + " process or stack) probably uses it; give this stack another address or TCP port", e);
         }
@@ -459,7 +461,6 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
     }
 
-
     // ------------------------------------------------------------------------------------------------ options
 
     @Override
@@ -528,12 +529,16 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         signalSelectors();
     }
 
+    /** This socket as {@link RdsStack#info()} reports it ({@link Inspection}). */
+    org.rds4j.RdsSocketInfo info() {
+        return Inspection.socket(local, options.transportName(), sendBuffer, receiveQueue, congestion);
+    }
+
     void checkOpen() throws EbadfException {
         if (closed) {
             throw new EbadfException("the socket is closed; open a new one");
         }
     }
-
 
     @Override
     public String toString() {

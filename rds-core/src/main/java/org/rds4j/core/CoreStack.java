@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -17,11 +18,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import javax.management.ObjectName;
 import org.rds4j.EnoprotooptException;
+import org.rds4j.RdsCongestionMapInfo;
+import org.rds4j.RdsConnectionInfo;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
+import org.rds4j.RdsSocketInfo;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.RdsStackInfo;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.conn.Addresses;
@@ -63,6 +69,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     /** GEN_NUM: a peer that sees it change knows this host restarted. */
     private final long generation = 1 + (ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFEL);
     private volatile boolean closing;
+    /** The stack's JMX MBean, null if JMX is off or registering failed. */
+    private final ObjectName mbean;
 
     /**
      * A stack with the transports found on the class path and its timer thread started; no socket, listener or
@@ -87,6 +95,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
+        // Last: the MBean may be read from another thread as soon as it is registered.
+        this.mbean = config.jmx() ? StackMBean.register(this) : null;
         log.debug("stack {} created with transports {} (default {})", config.name(), transports.keySet(),
                 defaultTransport);
     }
@@ -114,6 +124,36 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     @Override
     public Map<String, Long> counters() {
         return counters.snapshot();
+    }
+
+    @Override
+    public RdsStackInfo info() {
+        Instant takenAt = Instant.now();
+        return new RdsStackInfo(config.name(), generation, takenAt, connectionInfos(), socketInfos(),
+                congestionInfos(), counters());
+    }
+
+    /** The connections and their paths, each path read under its monitor (docs/inspection.md). */
+    List<RdsConnectionInfo> connectionInfos() {
+        return Inspection.connections(connections.values());
+    }
+
+    List<RdsSocketInfo> socketInfos() {
+        return Inspection.sockets(sockets);
+    }
+
+    List<RdsCongestionMapInfo> congestionInfos() {
+        return Inspection.congestionMaps(localMaps, peerMaps);
+    }
+
+    /**
+     * The name of this stack's JMX MBean.
+     *
+     * @return the name, or {@code null} if JMX is off ({@link RdsStackConfig#jmx()}) or the MBean could not be
+     *         registered
+     */
+    public ObjectName mbeanName() {
+        return mbean;
     }
 
     @Override
@@ -330,7 +370,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
                             bound -> ThreadLocalRandom.current().nextInt(bound));
                 }
             } catch (IOException e) {
-                throw new IllegalStateException("no free RDS port on " + a.getHostAddress() + " for the stack's"
+                throw new IllegalStateException("no free RDS port on " + SocketAddresses.host(a) + " for the stack's"
                         + " acknowledgement pings", e);
             }
             return ports;
@@ -385,6 +425,9 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
                 return;
             }
             closing = true;
+        }
+        if (mbean != null) {
+            StackMBean.unregister(mbean);
         }
         for (CoreSocket s : new ArrayList<>(sockets)) {
             s.close();

@@ -302,6 +302,20 @@ final class ReceiveQueue {
         }
     }
 
+    /**
+     * For inspection: {messages queued unread, their bytes, 1 if the port is marked congested}. Under the lock, a
+     * leaf, held for three reads: notifications are counted in {@link #available} and taken out again here.
+     */
+    long[] census() {
+        lock.lock();
+        try {
+            int notifications = failures.size() + (monitorNotify != 0 ? 1 : 0) + (cookieCount > 0 ? 1 : 0);
+            return new long[] {available - notifications, queuedBytes, congested ? 1 : 0};
+        } finally {
+            lock.unlock();
+        }
+    }
+
     boolean isReadable() {
         lock.lock();
         try {

@@ -7,7 +7,10 @@ import org.rds4j.EinvalException;
 import org.rds4j.EnotconnException;
 import org.rds4j.EopnotsuppException;
 
-/** What RDS accepts as a local address to bind and as a destination, with the kernel's errno for each refusal. */
+/**
+ * What RDS accepts as a local address to bind and as a destination, with the kernel's errno for each refusal; and
+ * addresses as messages and inspection print them, IPv6 in its short form.
+ */
 final class SocketAddresses {
     private SocketAddresses() {
     }
@@ -19,7 +22,7 @@ final class SocketAddresses {
         }
         InetAddress a = address.getAddress();
         if (a.isAnyLocalAddress() || a.isMulticastAddress() || isBroadcast(a)) {
-            throw new EinvalException("cannot bind " + a.getHostAddress()
+            throw new EinvalException("cannot bind " + host(a)
                     + ": RDS binds one unicast address (there is no wildcard bind)");
         }
         if (address.getPort() == 1) {
@@ -35,17 +38,28 @@ final class SocketAddresses {
             throw new EnotconnException("no destination given; pass the address and RDS port to send to");
         }
         if (destination.isUnresolved()) {
-            throw new EinvalException("destination " + destination + " is not resolved; resolve it first");
+            throw new EinvalException("destination " + destination.getHostString() + " is not resolved; resolve it"
+                    + " first");
         }
         InetAddress to = destination.getAddress();
         if (to.isAnyLocalAddress() || to.isMulticastAddress() || isBroadcast(to)) {
-            throw new EinvalException("cannot send to " + to.getHostAddress() + ": RDS sends to one unicast address");
+            throw new EinvalException("cannot send to " + host(to) + ": RDS sends to one unicast address");
         }
         if ((to instanceof Inet4Address) != (from.getAddress() instanceof Inet4Address)) {
-            throw new EopnotsuppException("the socket is bound to " + from.getAddress().getHostAddress()
-                    + " and cannot send to " + to.getHostAddress() + " of the other IP family");
+            throw new EopnotsuppException("the socket is bound to " + host(from.getAddress())
+                    + " and cannot send to " + host(to) + " of the other IP family");
         }
         return to;
+    }
+
+    /** An address as rds4j prints it, IPv6 short ({@link org.rds4j.RdsAddresses#format(InetAddress)}). */
+    static String host(InetAddress address) {
+        return org.rds4j.RdsAddresses.format(address);
+    }
+
+    /** {@code 127.0.0.1:4000} or {@code [fd00::2]:4000}, as {@link org.rds4j.RdsAddresses} prints them. */
+    static String format(InetSocketAddress a) {
+        return org.rds4j.RdsAddresses.format(a);
     }
 
     private static boolean isBroadcast(InetAddress a) {

@@ -640,4 +640,130 @@ class KernelInteropTest {
                 + ", the new one " + resumedAt + ".." + (count - 1) + ": " + lost + " skipped, " + again2
                 + " received by both (in flight at the restart, as between two kernels)");
     }
+
+    // ------------------------------------------------------------------------------------------------ scenario 9
+
+    @Test
+    @Order(90)
+    @DisplayName("scenario 9: rds4j info --pid shows a running rds4j recv's connection to the kernel up, sequence"
+            + " numbers moving")
+    void infoShowsARecvProcessConnectedToTheKernel() throws Exception {
+        int count = 2_000_000;
+        // A real second JVM, started as ./rds4j starts one (the tools' Main on the tools' class path), in this
+        // namespace; this JVM's stacks are all closed, so it may be 10.213.0.1 on port 16385.
+        try (ToolJvm recv = ToolJvm.start("recv", "--bind", low.getHostAddress() + ":4900", "--count",
+                Integer.toString(count), "--timeout", "280")) {
+            recv.awaitLine("recv: listening on " + low.getHostAddress() + ":4900", Duration.ofSeconds(60));
+            Guest.start("s9-tx", "rdsagent send " + guest.getHostAddress() + ":5900 " + low.getHostAddress()
+                    + ":4900 " + count + " 100 280");
+            try {
+                long first = upRowNextRx(recv.pid(), -1);
+                long later = upRowNextRx(recv.pid(), first);
+                System.out.println("KERNEL-INTEROP scenario 9: rds4j info saw NextRX " + first + " then " + later);
+                try (ToolJvm all = ToolJvm.start("info", "--pid", Long.toString(recv.pid()))) {
+                    assertEquals(0, all.awaitExit(Duration.ofSeconds(60)), all.output());
+                    System.out.println("KERNEL-INTEROP scenario 9: rds4j info --pid " + recv.pid() + ":\n"
+                            + all.output());
+                    assertTrue(all.output().contains("\nTCP Connections:\n"), all.output());
+                }
+            } finally {
+                Guest.kill("s9-tx");
+            }
+        }
+    }
+
+    /**
+     * Runs {@code rds4j info --pid PID -n} until its line for 10.213.0.1 to the guest shows the path connected
+     * (flag C) with NextRX above {@code above}; returns that NextRX.
+     */
+    private static long upRowNextRx(long pid, long above) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            try (ToolJvm info = ToolJvm.start("info", "--pid", Long.toString(pid), "-n")) {
+                assertEquals(0, info.awaitExit(Duration.ofSeconds(60)), info.output());
+                last = info.output();
+            }
+            for (String line : last.split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 6 && f[0].equals(low.getHostAddress()) && f[1].equals(guest.getHostAddress())
+                        && f[4].endsWith("C") && f[5].equals("tcp") && Long.parseLong(f[3]) > above) {
+                    return Long.parseLong(f[3]);
+                }
+            }
+        }
+        throw new AssertionError("rds4j info never showed " + low.getHostAddress() + " -> " + guest.getHostAddress()
+                + " up with NextRX above " + above + " within 120 s; last output:\n" + last);
+    }
+
+    /** An rds4j tool in its own JVM, on this suite's class path (./rds4j's code); closing it kills it. */
+    private static final class ToolJvm implements AutoCloseable {
+        private final Process process;
+        private final StringBuffer output = new StringBuffer();
+        private final Thread reader;
+
+        private ToolJvm(Process process) {
+            this.process = process;
+            this.reader = new Thread(() -> {
+                try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                        process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        synchronized (output) {
+                            output.append(line).append('\n');
+                            output.notifyAll();
+                        }
+                    }
+                } catch (IOException closed) {
+                    // killed: the pipe closes under the reader
+                }
+            }, "tool-jvm-output");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        static ToolJvm start(String... args) throws IOException {
+            List<String> command = new ArrayList<>(List.of(
+                    java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                    "-cp", System.getProperty("java.class.path"), "org.rds4j.tools.Main"));
+            command.addAll(List.of(args));
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            return new ToolJvm(p);
+        }
+
+        long pid() {
+            return process.pid();
+        }
+
+        String output() {
+            return output.toString();
+        }
+
+        void awaitLine(String prefix, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            synchronized (output) {
+                while (!output.toString().lines().anyMatch(l -> l.startsWith(prefix))) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || !process.isAlive() && !reader.isAlive()) {
+                        throw new AssertionError("no line '" + prefix + "' within " + timeout + ":\n" + output);
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(output, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
+                }
+            }
+        }
+
+        int awaitExit(Duration timeout) throws InterruptedException {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("still running after " + timeout + ":\n" + output);
+            }
+            reader.join(10_000);
+            return process.exitValue();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
 }

@@ -12,8 +12,8 @@ import java.util.Set;
  * A parsed command line: {@code --name value}, {@code --name=value}, {@code --flag} and positional arguments.
  * Each tool declares which options take a value and which are flags, so that a typo is an error rather than a
  * silently ignored setting. A one-letter value option {@code X} is spelled {@code -X value} or {@code -Xvalue}, as
- * getopt(3) spells them (ping's {@code -c}, {@code -i}, {@code -I}, which are case-sensitive). {@code --help} and
- * {@code -h} are always accepted.
+ * getopt(3) spells them (ping's {@code -c}, {@code -i}, {@code -I}, which are case-sensitive); one-letter flags are
+ * spelled {@code -c} or grouped, {@code -cn} (info's). {@code --help} and {@code -h} are always accepted.
  */
 final class Args {
     private final Map<String, String> values;
@@ -52,6 +52,17 @@ final class Args {
             }
             if (!arg.startsWith("--")) {
                 String letter = arg.substring(1, 2);
+                if (flagOptions.contains(letter)) {
+                    // One-letter flags, alone or grouped as getopt groups them: -c, -cn.
+                    for (int k = 1; k < arg.length(); k++) {
+                        String f = arg.substring(k, k + 1);
+                        if (!flagOptions.contains(f)) {
+                            throw new UsageException("unknown option -" + f + (arg.length() > 2 ? " in " + arg : ""));
+                        }
+                        flags.add(f);
+                    }
+                    continue;
+                }
                 if (!valueOptions.contains(letter)) {
                     throw new UsageException("unknown option " + arg);
                 }

@@ -11,7 +11,7 @@ public final class Main {
 
     static {
         for (Command c : List.of(new StressCommand(), new EchoCommand(), new SendCommand(), new RecvCommand(),
-                new PingCommand())) {
+                new PingCommand(), new InfoCommand())) {
             COMMANDS.put(c.name(), c);
         }
     }

@@ -38,7 +38,7 @@ class MainTest {
     @Test
     void topLevelHelpListsEveryCommand() {
         assertEquals(0, run("--help"));
-        for (String c : new String[] {"stress", "echo", "send", "recv", "ping"}) {
+        for (String c : new String[] {"stress", "echo", "send", "recv", "ping", "info"}) {
             assertTrue(out().contains("  " + c + " "), c);
         }
     }
@@ -50,7 +50,7 @@ class MainTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"stress", "echo", "send", "recv", "ping"})
+    @ValueSource(strings = {"stress", "echo", "send", "recv", "ping", "info"})
     void everyCommandHasHelp(String command) {
         assertEquals(0, run(command, "--help"));
         assertTrue(out().startsWith("usage: rds4j " + command), out());
@@ -96,6 +96,14 @@ class MainTest {
         "ping -x 127.0.0.1",
         "ping -c 1 --count 1 127.0.0.1",
         "ping -I ::1 127.0.0.1",
+        "info",
+        "info --pid 1 --jmx service:jmx:rmi:///jndi/rmi://127.0.0.1:1/jmxrmi",
+        "info --pid abc",
+        "info --pid 0",
+        "info --pid 1 -x",
+        "info --pid 1 -cx",
+        "info --pid 1 extra",
+        "info --jmx not-a-url",
     })
     void badArgumentsPrintUsageAndExitTwo(String line) {
         String[] argv = line.split(" ");

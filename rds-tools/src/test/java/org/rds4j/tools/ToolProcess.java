@@ -110,6 +110,11 @@ final class ToolProcess implements AutoCloseable {
         }
     }
 
+    /** The process id, for {@code rds4j info --pid}. */
+    long pid() {
+        return process.pid();
+    }
+
     String stderr() {
         return stderr.toString();
     }

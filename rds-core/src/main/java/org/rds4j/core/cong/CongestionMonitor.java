@@ -56,6 +56,15 @@ public final class CongestionMonitor {
     }
 
     /**
+     * The monitor's mask, for inspection.
+     *
+     * @return bit {@code port % 64} for each destination port a send was refused on since the last notification
+     */
+    public synchronized long mask() {
+        return mask;
+    }
+
+    /**
      * Returns when {@code port} of the peer is not congested: at once if it is clear, after waiting for it to clear
      * if {@code blocking} (no timeout, as the kernel; a close ends the wait), or by throwing ENOBUFS otherwise.
      *

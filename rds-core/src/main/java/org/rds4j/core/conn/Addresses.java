@@ -4,6 +4,7 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import org.rds4j.RdsAddresses;
 
 /** Address rules of RDS that decide who connects. */
 public final class Addresses {
@@ -76,5 +77,18 @@ public final class Addresses {
             return m;
         }
         return raw;
+    }
+
+    /**
+     * An address as rds4j prints it: IPv4 dotted; IPv6 in the short form of RFC 5952, as {@code ip} and
+     * {@code inet_ntop} print it ({@code fd00::2}, where Java's {@code getHostAddress} gives
+     * {@code fd00:0:0:0:0:0:0:2}): lower-case hex without leading zeros, the longest run of two or more zero groups
+     * (the first of equal runs) as {@code ::}, and a scope ({@code %eth0}) kept.
+     *
+     * @param address an IPv4 or IPv6 address
+     * @return its text
+     */
+    public static String host(InetAddress address) {
+        return RdsAddresses.format(address);
     }
 }

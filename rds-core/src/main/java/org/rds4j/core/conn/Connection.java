@@ -343,6 +343,15 @@ public final class Connection {
     }
 
     /**
+     * The connection as {@link org.rds4j.RdsStack#info()} reports it: each path is read under its own monitor.
+     *
+     * @return the snapshot
+     */
+    public org.rds4j.RdsConnectionInfo info() {
+        return PathInfos.of(this);
+    }
+
+    /**
      * Queues an update of our congestion map on every path that is up. The kernel sends one copy, on any path; rds4j
      * sends one per path so that on each path the map goes ahead of the acknowledgements that would let the peer's
      * senders refill their budgets (those travel on the senders' own lanes), and so that the last map to arrive, on
@@ -374,7 +383,7 @@ public final class Connection {
 
     @Override
     public String toString() {
-        return "Connection[" + local.getHostAddress() + " -> " + peer.getHostAddress() + " over " + transportName
+        return "Connection[" + Addresses.host(local) + " -> " + Addresses.host(peer) + " over " + transportName
                 + "]";
     }
 }

@@ -2,6 +2,7 @@ package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
+import org.rds4j.RdsPathInfo;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
@@ -151,6 +152,16 @@ public final class ConnectionPath {
     public TransportConnection transportConnection() {
         PathConnection pc = current;
         return pc == null ? null : pc.transport();
+    }
+
+    /**
+     * The path as {@link org.rds4j.RdsStack#info()} reports it, read under the monitor (its figures agree) for as
+     * long as counting its queues takes; nothing on the message path does more work for it.
+     *
+     * @return the snapshot
+     */
+    public synchronized RdsPathInfo info() {
+        return PathInfos.of(index, state, queue, receiver.nextRxSeq(), resets, current);
     }
 
     // ------------------------------------------------------------------------------------------------ sending

@@ -43,6 +43,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         this.decoder = new FrameDecoder(path.connection().env().maxPayload());
     }
 
+    /** The transport connection, or {@code null} before it is attached; for inspection. */
+    TransportConnection transportConnection() {
+        return transport;
+    }
+
     void attach(TransportConnection tc) {
         this.transport = tc;
     }

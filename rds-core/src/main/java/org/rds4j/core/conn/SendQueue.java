@@ -129,6 +129,28 @@ final class SendQueue {
         return m == null ? nextSeq : m.sequence;
     }
 
+    /**
+     * For inspection, under the path's monitor, changing nothing (the inbox is walked, not taken in: its messages
+     * are unnumbered, and the nodes stay as pushed, since only the monitor's holder takes them): the queued messages
+     * and their bytes, then the written and unreleased ones and theirs.
+     */
+    long[] census() {
+        long[] c = new long[4];
+        for (OutgoingMessage m = inbox; m != null; m = m.next) {
+            c[0]++;
+            c[1] += m.length();
+        }
+        for (OutgoingMessage m : unsent) {
+            c[0]++;
+            c[1] += m.length();
+        }
+        for (OutgoingMessage m : sent) {
+            c[2]++;
+            c[3] += m.length();
+        }
+        return c;
+    }
+
     /** Messages numbered (unsent and unreleased); the inbox is taken in first. */
     int size() {
         takeInbox();

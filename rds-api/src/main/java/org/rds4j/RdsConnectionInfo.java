@@ -1,0 +1,38 @@
+package org.rds4j;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One connection of a stack at one moment: everything one host keeps about one peer host over one transport (the
+ * kernel's {@code rds_connection}, one line of {@code rds-info -n}), with its paths.
+ *
+ * @param local our address, the source the peer sees
+ * @param peer the peer host's address
+ * @param transport the transport's name, such as {@code tcp}
+ * @param peerPaths the number of paths the peer offered (NPATHS) in its last multipath probe or pong, 0 if none
+ *        was seen
+ * @param peerGeneration the peer's generation number (GEN_NUM) as last seen, an unsigned 32-bit value; 0 if none
+ *        was seen
+ * @param paths the connection's paths, by index
+ */
+public record RdsConnectionInfo(InetAddress local, InetAddress peer, String transport, int peerPaths,
+                                long peerGeneration, List<RdsPathInfo> paths) {
+    /**
+     * Checks and copies the parts.
+     *
+     * @param local our address
+     * @param peer the peer's address
+     * @param transport the transport's name
+     * @param peerPaths the peer's NPATHS
+     * @param peerGeneration the peer's GEN_NUM
+     * @param paths the paths
+     */
+    public RdsConnectionInfo {
+        Objects.requireNonNull(local, "local");
+        Objects.requireNonNull(peer, "peer");
+        Objects.requireNonNull(transport, "transport");
+        paths = List.copyOf(paths);
+    }
+}

@@ -1,0 +1,48 @@
+package org.rds4j;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a stack holds at one moment, as the kernel's {@code rds-info} shows it for Linux RDS: its connections and
+ * their paths ({@code rds-info -n}, {@code -s}, {@code -t}, {@code -T}), its sockets ({@code -k}, {@code -r}), the
+ * congestion maps it keeps, and its counters ({@code -c}). Made by {@link RdsStack#info()}; immutable.
+ *
+ * <p>Each part is read where it is kept, one after the other, not all in one instant: a path's numbers agree with
+ * each other, but a counter may already count a message that a path's figures do not show yet.
+ *
+ * @param name the stack's name ({@link RdsStackConfig#name()})
+ * @param generation the stack's generation number (the GEN_NUM it sends peers), an unsigned 32-bit value
+ * @param takenAt when the snapshot was started
+ * @param connections the connections to peers, in no particular order
+ * @param sockets the open sockets, in no particular order
+ * @param congestionMaps the congestion maps the stack keeps, its own addresses' and its peers'
+ * @param counters the counters by kernel name, in the kernel's order ({@link RdsStack#counters()})
+ */
+public record RdsStackInfo(String name, long generation, Instant takenAt, List<RdsConnectionInfo> connections,
+                           List<RdsSocketInfo> sockets, List<RdsCongestionMapInfo> congestionMaps,
+                           Map<String, Long> counters) {
+    /**
+     * Checks and copies the parts, so that the snapshot never changes.
+     *
+     * @param name the stack's name
+     * @param generation the stack's generation number
+     * @param takenAt when the snapshot was started
+     * @param connections the connections
+     * @param sockets the sockets
+     * @param congestionMaps the congestion maps
+     * @param counters the counters, in the order to keep
+     */
+    public RdsStackInfo {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(takenAt, "takenAt");
+        connections = List.copyOf(connections);
+        sockets = List.copyOf(sockets);
+        congestionMaps = List.copyOf(congestionMaps);
+        counters = Collections.unmodifiableMap(new LinkedHashMap<>(counters));
+    }
+}

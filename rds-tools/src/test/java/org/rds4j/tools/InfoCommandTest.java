@@ -1,0 +1,154 @@
+package org.rds4j.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+
+/**
+ * {@code rds4j info}: against a real second JVM by its pid (the attach API and JMX, as a user runs it), and against
+ * this JVM's own platform MBean server for what needs stacks the test controls (IPv6, every source's layout).
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class InfoCommandTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private int run(String... argv) {
+        outBytes.reset();
+        errBytes.reset();
+        return Main.run(argv, new PrintStream(outBytes, true, StandardCharsets.UTF_8),
+                new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return outBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The issue's check: {@code info --pid} of a running {@code rds4j recv} shows its connection up, and its next
+     * RX sequence number moves while a {@code rds4j send} in a third JVM sends to it.
+     */
+    @Test
+    void infoByPidShowsARecvProcessConnectionUpWithSequenceNumbersMoving() throws Exception {
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess recv = ToolProcess.start("recv", "--bind", "127.0.0.2:4000", "--count", "1000000000",
+                "--timeout", "200", "--tcp-port", tcpPort);
+        closeables.add(recv);
+        recv.awaitLine(l -> l.startsWith("recv: listening on 127.0.0.2:4000"), STARTUP);
+        ToolProcess send = ToolProcess.start("send", "--bind", "127.0.0.1:4001", "--to", "127.0.0.2:4000",
+                "--count", "1000000000", "--size", "100", "--timeout", "200", "--tcp-port", tcpPort);
+        closeables.add(send);
+
+        String pid = Long.toString(recv.pid());
+        long first = awaitUpRow(pid, -1);
+        long later = awaitUpRow(pid, first);
+        assertTrue(later > first, "NextRX moved: " + first + " then " + later);
+
+        assertEquals(0, run("info", "--pid", pid), errBytes.toString(StandardCharsets.UTF_8));
+        String all = out();
+        for (String title : new String[] {"TCP Connections:", "Counters:", "Congestion Maps:", "RDS Sockets:",
+                "RDS Connections:", "Receive Message Queue:", "Send Message Queue:", "Retransmit Message Queue:"}) {
+            assertTrue(all.contains("\n" + title + "\n"), title + " in\n" + all);
+        }
+        assertTrue(all.startsWith("rds4j stack recv (org.rds4j:type=Stack,name=recv) of JVM " + pid + ":"), all);
+        assertTrue(all.lines().anyMatch(l -> l.matches("\\s*recv_queued\\s+[1-9][0-9]*")), all);
+        assertTrue(all.lines().anyMatch(l -> l.matches("\\s*127\\.0\\.0\\.2\\s+4000\\s+.*tcp.*")), all);
+        assertTrue(recv.stderr().isEmpty() || !recv.stderr().contains("Exception"), recv.describe());
+    }
+
+    /** Runs {@code info --pid PID -n} until the row 127.0.0.2 -> 127.0.0.1 is up with NextRX above {@code above}. */
+    private long awaitUpRow(String pid, long above) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            assertEquals(0, run("info", "--pid", pid, "-n"), errBytes.toString(StandardCharsets.UTF_8));
+            last = out();
+            for (String line : last.lines().toList()) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length >= 6 && f[0].equals("127.0.0.2") && f[1].equals("127.0.0.1") && f[4].endsWith("C")
+                        && f[5].equals("tcp")) {
+                    long nextRx = Long.parseLong(f[3]);
+                    if (nextRx > above) {
+                        return nextRx;
+                    }
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        return fail("no up connection with NextRX above " + above + " within 60 s; last output:\n" + last);
+    }
+
+    /** Every source of this JVM's own stacks, with IPv6 in the short form and the rds-info columns. */
+    @Test
+    void everySourceOfStacksInThisJvmWithShortIpv6() throws Exception {
+        InetAddress a = InetAddress.getByName("fd00:0:0:0:0:0:0:1");
+        InetAddress b = InetAddress.getByName("fd00:0:0:0:0:0:0:2");
+        RdsStack sa = RdsStack.create(RdsStackConfig.builder().name("info-v6-a").address(a)
+                .defaultTransport("loopback").build());
+        closeables.add(sa);
+        RdsStack sb = RdsStack.create(RdsStackConfig.builder().name("info-v6-b").address(b)
+                .defaultTransport("loopback").build());
+        closeables.add(sb);
+        RdsSocket tx = sa.openSocket();
+        closeables.add(tx);
+        tx.bind(new InetSocketAddress(a, 4100));
+        RdsSocket rx = sb.openSocket();
+        closeables.add(rx);
+        rx.bind(new InetSocketAddress(b, 4200));
+        for (int i = 0; i < 10; i++) {
+            tx.send(ByteBuffer.allocate(300), rx.localAddress());
+        }
+        for (int i = 0; i < 5; i++) {
+            assertTrue(rx.receive(Duration.ofSeconds(30)).isPresent());
+        }
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        assertEquals(0, InfoCommand.print(ManagementFactory.getPlatformMBeanServer(), "this JVM", "info-v6-b",
+                List.of("I", "c", "g", "k", "n", "r", "s", "t"), out, out));
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.startsWith("rds4j stack info-v6-b (org.rds4j:type=Stack,name=info-v6-b) of this JVM:"),
+                text);
+        assertTrue(text.contains("none: rds4j has no InfiniBand transport"), text);
+        assertTrue(!text.contains("0:0:0"), "IPv6 in its short form:\n" + text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("\\s*fd00::2\\s+fd00::1\\s+\\d+\\s+\\d+\\s+--C\\s+loopback"
+                + "\\s+0\\s+0\\s+1\\s+\\d+")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("\\s*fd00::2\\s+4200\\s+5\\s+1500")),
+                "five unread messages of 300 bytes:\n" + text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("\\s*fd00::2\\s+local\\s+-")), text);
+        assertTrue(text.lines().anyMatch(l -> l.matches("\\s*recv_queued\\s+10")), text);
+        assertTrue(!text.contains("info-v6-a"), "--stack picks one stack:\n" + text);
+
+        assertEquals(1, InfoCommand.print(ManagementFactory.getPlatformMBeanServer(), "this JVM", "no-such-stack",
+                List.of("c"), out, out));
+    }
+}

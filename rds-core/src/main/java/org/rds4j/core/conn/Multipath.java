@@ -109,6 +109,7 @@ final class Multipath {
             return false;
         }
         if (target == PENDING) {
+            queue.takeInbox();                        // messages pushed before the lanes opened count too
             target = queue.nextSeq() - 1;
             catchUpSeq = target;
         }

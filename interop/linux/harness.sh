@@ -21,19 +21,34 @@
 # touched.  State (pids, names, FIFOs, logs) is kept in STATE_DIR so that each
 # subcommand can be a separate process.
 #
-# Environment: RDS4J_STATE_DIR (default target/state), RDS4J_ACCEL (kvm|tcg, skips
-# the probe), RDS4J_BOOT_TIMEOUT (default 90), RDS4J_GUEST_TIMEOUT (default 60 s
-# per foreground guest command), RDS4J_QEMU_MEM (default 512M).
+# Environment: RDS4J_KERNEL (6.1|6.12|7.2, default 6.1: the kernel setup.sh prepared
+# in target/kernel-GEN), RDS4J_STATE_DIR (default target/state-GEN), RDS4J_GUESTS
+# (with `up`: 1, or 2 for a second guest 10.213.0.3 on the same bridge),
+# RDS4J_GUEST (which guest the guest-* commands talk to: 1, the default, or 2),
+# RDS4J_ACCEL (kvm|tcg, skips the probe), RDS4J_BOOT_TIMEOUT (default 90),
+# RDS4J_GUEST_TIMEOUT (default 60 s per foreground guest command), RDS4J_QEMU_MEM
+# (default 512M).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TARGET="$HERE/target"
-STATE="${RDS4J_STATE_DIR:-$TARGET/state}"
+KERNEL_GEN="${RDS4J_KERNEL:-6.1}"
+# Each kernel generation has its own build (setup.sh) and state, so they coexist.
+KTARGET="$TARGET/kernel-$KERNEL_GEN"
+STATE="${RDS4J_STATE_DIR:-$TARGET/state-$KERNEL_GEN}"
 HOST_ADDR=10.213.0.1
-GUEST_ADDR=10.213.0.2
 PREFIX=24
 BRIDGE=rds4jbr0
-TAP=rds4jtap0
+MAX_GUESTS=2
+# Guest N (1 or 2) is 10.213.0.(N+1) on tap rds4jtap(N-1); its files (qemu pid, console, command channel) are in
+# STATE for guest 1 and STATE/guestN for the others.
+guest_addr() { echo "10.213.0.$(( $1 + 1 ))"; }
+guest_tap() { echo "rds4jtap$(( $1 - 1 ))"; }
+guest_dir() { if [ "$1" = 1 ]; then echo "$STATE"; else echo "$STATE/guest$1"; fi; }
+GUEST="${RDS4J_GUEST:-1}"
+case "$GUEST" in 1|2) ;; *) echo "harness: ERROR: RDS4J_GUEST=$GUEST (1 or 2)" >&2; exit 2 ;; esac
+GD="$(guest_dir "$GUEST")"
+GUEST_ADDR="$(guest_addr 1)"
 BOOT_TIMEOUT="${RDS4J_BOOT_TIMEOUT:-90}"
 GUEST_TIMEOUT="${RDS4J_GUEST_TIMEOUT:-60}"
 
@@ -68,20 +83,25 @@ cmd_down() {
     [ -d "$STATE" ] || return 0
     local ns
     ns="$(state_get ns)"
-    stop_pid "$(state_get qemu.pid)" qemu-system
-    stop_pid "$(state_get reader.pid)" "cat $STATE/cmd.out"
+    local n d
+    for n in $(seq "$MAX_GUESTS"); do
+        d="$(guest_dir "$n")"
+        [ -d "$d" ] || continue
+        stop_pid "$(cat "$d/qemu.pid" 2>/dev/null || true)" qemu-system
+        stop_pid "$(cat "$d/reader.pid" 2>/dev/null || true)" "cat $d/cmd.out"
+        rm -f "$d"/qemu.pid "$d"/reader.pid "$d"/cmd.in "$d"/cmd.out "$d"/monitor.sock
+    done
     if [ -n "$ns" ] && ip netns list | awk '{print $1}' | grep -qx "$ns"; then
         # Stop anything still running inside (e.g. a host peer started by `exec`).
         local p
         for p in $(ip netns pids "$ns" 2>/dev/null); do kill -TERM "$p" 2>/dev/null || true; done
         sleep 0.2
         for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
-        ip -n "$ns" link del "$TAP" 2>/dev/null || true
+        for n in $(seq "$MAX_GUESTS"); do ip -n "$ns" link del "$(guest_tap "$n")" 2>/dev/null || true; done
         ip -n "$ns" link del "$BRIDGE" 2>/dev/null || true
         ip netns del "$ns" 2>/dev/null || log "WARN could not delete namespace $ns"
     fi
-    rm -f "$STATE"/qemu.pid "$STATE"/reader.pid "$STATE"/ns "$STATE"/cmd.in "$STATE"/cmd.out \
-          "$STATE"/monitor.sock "$STATE"/env "$STATE"/ready
+    rm -f "$STATE"/ns "$STATE"/env "$STATE"/ready "$STATE"/guests
     log "down (logs kept in $STATE)"
 }
 
@@ -101,36 +121,40 @@ pick_accel() {
 }
 
 start_qemu() {
-    local accel="$1" ns="$2"
-    : > "$STATE/console.log"
+    local accel="$1" ns="$2" n="$3"
+    local d addr
+    d="$(guest_dir "$n")"
+    addr="$(guest_addr "$n")"
+    : > "$d/console.log"
     local kver
-    kver="$(cat "$TARGET/kernel-version")"
+    kver="$(cat "$KTARGET/kernel-version")"
     # -display none instead of -nographic: -daemonize refuses -nographic, and
     # both serial ports are redirected anyway (ttyS0 = console log file,
     # ttyS1 = command channel FIFOs).
     ip netns exec "$ns" qemu-system-x86_64 \
-        -name rds4j-guest \
+        -name "rds4j-guest$n" \
         -machine pc -accel "$accel" -cpu max -smp 1 -m "${RDS4J_QEMU_MEM:-512M}" \
         -nodefaults -display none -vga none -no-reboot \
-        -kernel "$TARGET/vmlinuz" -initrd "$TARGET/initramfs.gz" \
-        -append "console=ttyS0 panic=-1 loglevel=4 mitigations=off 8250.nr_uarts=2 rds4j.ip=$GUEST_ADDR/$PREFIX rds4j.name=rds4j-guest" \
-        -serial "file:$STATE/console.log" \
-        -serial "pipe:$STATE/cmd" \
-        -monitor "unix:$STATE/monitor.sock,server=on,wait=off" \
-        -netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
-        -device "virtio-net-pci,netdev=n0,mac=52:54:00:d5:00:02" \
-        -pidfile "$STATE/qemu.pid" -daemonize \
-        >"$STATE/qemu.log" 2>&1 || { cat "$STATE/qemu.log" >&2; return 1; }
-    log "qemu pid $(state_get qemu.pid) accel=$accel kernel=$kver"
+        -kernel "$KTARGET/vmlinuz" -initrd "$KTARGET/initramfs.gz" \
+        -append "console=ttyS0 panic=-1 loglevel=4 mitigations=off 8250.nr_uarts=2 rds4j.ip=$addr/$PREFIX rds4j.name=rds4j-guest$n" \
+        -serial "file:$d/console.log" \
+        -serial "pipe:$d/cmd" \
+        -monitor "unix:$d/monitor.sock,server=on,wait=off" \
+        -netdev "tap,id=n0,ifname=$(guest_tap "$n"),script=no,downscript=no" \
+        -device "virtio-net-pci,netdev=n0,mac=52:54:00:d5:00:0$(( n + 1 ))" \
+        -pidfile "$d/qemu.pid" -daemonize \
+        >"$d/qemu.log" 2>&1 || { cat "$d/qemu.log" >&2; return 1; }
+    log "guest $n: qemu pid $(cat "$d/qemu.pid") accel=$accel kernel=$kver"
 }
 
-# Bounded wait for a regex in the console log; returns 1 on timeout or qemu exit.
+# Bounded wait for a regex in guest N's console log; returns 1 on timeout or qemu exit.
 wait_console() {
-    local regex="$1" secs="$2" deadline
+    local regex="$1" secs="$2" n="$3" deadline d
+    d="$(guest_dir "$n")"
     deadline=$(( $(date +%s) + secs ))
     while [ "$(date +%s)" -lt "$deadline" ]; do
-        grep -qE "$regex" "$STATE/console.log" 2>/dev/null && return 0
-        pid_is "$(state_get qemu.pid)" qemu-system || { log "qemu exited"; return 1; }
+        grep -qE "$regex" "$d/console.log" 2>/dev/null && return 0
+        pid_is "$(cat "$d/qemu.pid" 2>/dev/null || true)" qemu-system || { log "guest $n: qemu exited"; return 1; }
         sleep 0.1
     done
     return 1
@@ -138,12 +162,17 @@ wait_console() {
 
 cmd_up() {
     need_root
-    [ -s "$TARGET/initramfs.gz" ] && [ -s "$TARGET/vmlinuz" ] || die "run setup.sh first"
+    [ -s "$KTARGET/initramfs.gz" ] && [ -s "$KTARGET/vmlinuz" ] \
+        || die "no build for kernel $KERNEL_GEN: run RDS4J_KERNEL=$KERNEL_GEN setup.sh first"
+    local guests="${RDS4J_GUESTS:-1}" n d
+    case "$guests" in 1|2) ;; *) die "RDS4J_GUESTS=$guests (1 or 2)" ;; esac
     # `up` always starts fresh: a previous instance from this STATE_DIR goes first.
     cmd_down 2>/dev/null || true
     mkdir -p "$STATE"
+    rm -rf "$STATE/guest2"
     local ns="rds4j-$$"
     echo "$ns" > "$STATE/ns"
+    echo "$guests" > "$STATE/guests"
     # Any failure from here on tears everything down again.
     trap 'rc=$?; if [ $rc -ne 0 ]; then log "up failed (rc=$rc), cleaning up"; tail -20 "$STATE/console.log" >&2 2>/dev/null || true; cmd_down; fi' EXIT
     trap 'exit 130' INT TERM
@@ -151,76 +180,93 @@ cmd_up() {
     ip netns add "$ns"
     ip -n "$ns" link set lo up
     ip -n "$ns" link add "$BRIDGE" type bridge
-    ip -n "$ns" tuntap add dev "$TAP" mode tap
-    ip -n "$ns" link set "$TAP" master "$BRIDGE"
     ip -n "$ns" addr add "$HOST_ADDR/$PREFIX" dev "$BRIDGE"
     ip -n "$ns" link set "$BRIDGE" up
-    ip -n "$ns" link set "$TAP" up
-
-    # The command channel: qemu opens cmd.in/cmd.out read-write, so neither side
-    # blocks on open.  A reader process copies everything the guest writes into
-    # cmd.log, so no output is lost between `guest` invocations.
-    rm -f "$STATE/cmd.in" "$STATE/cmd.out"
-    mkfifo "$STATE/cmd.in" "$STATE/cmd.out"
-    : > "$STATE/cmd.log"
+    for n in $(seq "$guests"); do
+        ip -n "$ns" tuntap add dev "$(guest_tap "$n")" mode tap
+        ip -n "$ns" link set "$(guest_tap "$n")" master "$BRIDGE"
+        ip -n "$ns" link set "$(guest_tap "$n")" up
+        # The command channel: qemu opens cmd.in/cmd.out read-write, so neither side
+        # blocks on open.  A reader process copies everything the guest writes into
+        # cmd.log, so no output is lost between `guest` invocations.
+        d="$(guest_dir "$n")"
+        mkdir -p "$d"
+        rm -f "$d/cmd.in" "$d/cmd.out"
+        mkfifo "$d/cmd.in" "$d/cmd.out"
+        : > "$d/cmd.log"
+    done
 
     local accel t0 t1
     accel="$(pick_accel)"
     t0=$(date +%s%N)
     if [ "$accel" = kvm-try ]; then
-        start_qemu kvm "$ns"
-        if wait_console '.' 15; then
+        start_qemu kvm "$ns" 1
+        if wait_console '.' 15 1; then
             accel=kvm
         else
             log "KVM guest printed nothing in 15 s; falling back to TCG"
-            stop_pid "$(state_get qemu.pid)" qemu-system
+            stop_pid "$(cat "$STATE/qemu.pid")" qemu-system
             accel=tcg
             t0=$(date +%s%N)
-            start_qemu tcg "$ns"
+            start_qemu tcg "$ns" 1
         fi
         echo "$accel" > "$TARGET/accel"
     else
         [ -s "$TARGET/accel" ] || echo "$accel" > "$TARGET/accel"
-        start_qemu "$accel" "$ns"
+        start_qemu "$accel" "$ns" 1
     fi
-    setsid cat "$STATE/cmd.out" >> "$STATE/cmd.log" 2>/dev/null < /dev/null &
-    echo $! > "$STATE/reader.pid"
-
-    wait_console '^RDSINIT (READY|ERROR)' "$BOOT_TIMEOUT" || die "guest not ready within ${BOOT_TIMEOUT}s"
-    grep -q '^RDSINIT ERROR' "$STATE/console.log" && die "guest: $(grep '^RDSINIT ERROR' "$STATE/console.log")"
-    t1=$(date +%s%N)
-    # The guest's command server says HELLO once its serial line is raw; a request sent before that is echoed by
-    # the tty's cooked mode and never read, so wait for it (bounded) before the first request.
-    local hello_deadline=$(( $(date +%s) + 30 ))
-    until grep -q '^@@RDSCMD-HELLO' "$STATE/cmd.log" 2>/dev/null; do
-        [ "$(date +%s)" -lt "$hello_deadline" ] || die "the guest's command server never said hello"
-        pid_is "$(state_get qemu.pid)" qemu-system || die "qemu exited"
-        sleep 0.05
+    # Further guests boot alongside the first.
+    for n in $(seq 2 "$guests"); do start_qemu "$accel" "$ns" "$n"; done
+    for n in $(seq "$guests"); do
+        d="$(guest_dir "$n")"
+        setsid cat "$d/cmd.out" >> "$d/cmd.log" 2>/dev/null < /dev/null &
+        echo $! > "$d/reader.pid"
     done
-    # Prove the command channel end to end before declaring the guest usable.
-    local probe
-    probe="$(guest_rpc 20 'echo chan-ok' 2>&1)" || die "command channel not answering: $probe"
-    [ "$probe" = chan-ok ] || die "command channel garbled: $probe"
+
+    for n in $(seq "$guests"); do
+        d="$(guest_dir "$n")"
+        wait_console '^RDSINIT (READY|ERROR)' "$BOOT_TIMEOUT" "$n" || die "guest $n not ready within ${BOOT_TIMEOUT}s"
+        grep -q '^RDSINIT ERROR' "$d/console.log" && die "guest $n: $(grep '^RDSINIT ERROR' "$d/console.log")"
+    done
+    t1=$(date +%s%N)
+    for n in $(seq "$guests"); do
+        GD="$(guest_dir "$n")"
+        # The guest's command server says HELLO once its serial line is raw; a request sent before that is echoed
+        # by the tty's cooked mode and never read, so wait for it (bounded) before the first request.
+        local hello_deadline=$(( $(date +%s) + 30 ))
+        until grep -q '^@@RDSCMD-HELLO' "$GD/cmd.log" 2>/dev/null; do
+            [ "$(date +%s)" -lt "$hello_deadline" ] || die "guest $n: the command server never said hello"
+            pid_is "$(cat "$GD/qemu.pid")" qemu-system || die "guest $n: qemu exited"
+            sleep 0.05
+        done
+        # Prove the command channel end to end before declaring the guest usable.
+        local probe
+        probe="$(guest_rpc 20 'echo chan-ok' 2>&1)" || die "guest $n: command channel not answering: $probe"
+        [ "$probe" = chan-ok ] || die "guest $n: command channel garbled: $probe"
+    done
+    GD="$(guest_dir "$GUEST")"
     local t2 boot_ms ready_ms
     t2=$(date +%s%N)
     boot_ms=$(( (t1 - t0) / 1000000 ))
     ready_ms=$(( (t2 - t0) / 1000000 ))
 
-    cat > "$STATE/env" <<ENV
-NS=$ns
-HOST_ADDR=$HOST_ADDR
-GUEST_ADDR=$GUEST_ADDR
-PREFIX=$PREFIX
-BRIDGE=$BRIDGE
-TAP=$TAP
-STATE_DIR=$STATE
-ACCEL=$accel
-KERNEL_VERSION=$(cat "$TARGET/kernel-version")
-QEMU_PID=$(state_get qemu.pid)
-CONSOLE_LOG=$STATE/console.log
-BOOT_MS=$boot_ms
-READY_MS=$ready_ms
-ENV
+    {
+        echo "NS=$ns"
+        echo "HOST_ADDR=$HOST_ADDR"
+        echo "GUEST_ADDR=$GUEST_ADDR"
+        [ "$guests" -ge 2 ] && echo "GUEST2_ADDR=$(guest_addr 2)"
+        echo "PREFIX=$PREFIX"
+        echo "BRIDGE=$BRIDGE"
+        echo "TAP=$(guest_tap 1)"
+        echo "STATE_DIR=$STATE"
+        echo "ACCEL=$accel"
+        echo "KERNEL=$KERNEL_GEN"
+        echo "KERNEL_VERSION=$(cat "$KTARGET/kernel-version")"
+        echo "QEMU_PID=$(cat "$STATE/qemu.pid")"
+        echo "CONSOLE_LOG=$STATE/console.log"
+        echo "BOOT_MS=$boot_ms"
+        echo "READY_MS=$ready_ms"
+    } > "$STATE/env"
     touch "$STATE/ready"
     trap - EXIT INT TERM
     cat "$STATE/env"
@@ -230,7 +276,8 @@ ENV
 
 require_up() {
     [ -e "$STATE/ready" ] || die "guest is not up (run: $0 up)"
-    pid_is "$(state_get qemu.pid)" qemu-system || die "qemu is not running (see $STATE/console.log)"
+    [ "$GUEST" -le "$(state_get guests)" ] || die "guest $GUEST was not booted (RDS4J_GUESTS=$GUEST with up)"
+    pid_is "$(cat "$GD/qemu.pid" 2>/dev/null || true)" qemu-system || die "qemu of guest $GUEST is not running (see $GD/console.log)"
 }
 
 # Sends one request over the serial channel and prints the response body.
@@ -241,17 +288,17 @@ guest_rpc() {
     [ -n "$text" ] || die "empty guest command"
     local id="$$-$RANDOM-$(date +%s%N)"
     # One request at a time on the serial line; waiting for the lock is bounded too.
-    exec 9>"$STATE/cmd.lock"
+    exec 9>"$GD/cmd.lock"
     flock -w $(( tmo + 60 )) 9 || die "command channel busy for $(( tmo + 60 ))s"
     local off
-    off=$(stat -c %s "$STATE/cmd.log")
+    off=$(stat -c %s "$GD/cmd.log")
     # Opening the FIFO would block forever if qemu had died; bound it.
-    timeout 5 bash -c 'printf "%s %s %s\n" "$1" "$2" "$3" > "$4"' _ "$id" "$tmo" "$text" "$STATE/cmd.in" \
+    timeout 5 bash -c 'printf "%s %s %s\n" "$1" "$2" "$3" > "$4"' _ "$id" "$tmo" "$text" "$GD/cmd.in" \
         || { flock -u 9; die "cannot write to the command channel"; }
     local deadline=$(( $(date +%s) + tmo + 15 )) done=0
     while [ "$(date +%s)" -lt "$deadline" ]; do
-        if tail -c +$(( off + 1 )) "$STATE/cmd.log" | grep -q "^@@RDSCMD-END $id rc="; then done=1; break; fi
-        pid_is "$(state_get qemu.pid)" qemu-system || break
+        if tail -c +$(( off + 1 )) "$GD/cmd.log" | grep -q "^@@RDSCMD-END $id rc="; then done=1; break; fi
+        pid_is "$(cat "$GD/qemu.pid" 2>/dev/null || true)" qemu-system || break
         sleep 0.05
     done
     flock -u 9
@@ -260,11 +307,11 @@ guest_rpc() {
         return 124
     fi
     local body rc
-    body="$(tail -c +$(( off + 1 )) "$STATE/cmd.log" | awk -v id="$id" '
+    body="$(tail -c +$(( off + 1 )) "$GD/cmd.log" | awk -v id="$id" '
         $0 == "@@RDSCMD-BEGIN " id { on = 1; next }
         index($0, "@@RDSCMD-END " id " rc=") == 1 { exit }
         on { print }')"
-    rc="$(tail -c +$(( off + 1 )) "$STATE/cmd.log" | grep -m1 "^@@RDSCMD-END $id rc=" | sed 's/.*rc=//')"
+    rc="$(tail -c +$(( off + 1 )) "$GD/cmd.log" | grep -m1 "^@@RDSCMD-END $id rc=" | sed 's/.*rc=//')"
     [ -n "$body" ] && printf '%s\n' "$body"
     return "${rc:-125}"
 }
@@ -354,7 +401,7 @@ cmd_exec() {
 }
 
 cmd_status() {
-    [ -e "$STATE/ready" ] && pid_is "$(state_get qemu.pid)" qemu-system && { cat "$STATE/env"; return 0; }
+    [ -e "$STATE/ready" ] && pid_is "$(cat "$GD/qemu.pid" 2>/dev/null || true)" qemu-system && { cat "$STATE/env"; return 0; }
     echo "DOWN"
     return 1
 }

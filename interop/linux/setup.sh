@@ -1,14 +1,22 @@
 #!/bin/bash
 # setup.sh - prepare everything the Linux-kernel interop harness needs.
 #
-# Idempotent: installs missing Debian packages, compiles the static RDS agent and
-# assembles a small gzip initramfs (busybox + rds/rds_tcp/virtio modules + agent
-# + /init).  Outputs go to target/ next to this script.  The agent is recompiled
-# only when its source changed; the initramfs is always re-packed (under 2 s).
+# Idempotent: installs missing Debian packages, fetches the chosen kernel, compiles
+# the static RDS agent and assembles a small gzip initramfs (busybox +
+# rds/rds_tcp/virtio modules + agent + /init).  Outputs go to target/ next to this
+# script, one directory per kernel generation (target/kernel-GEN/: vmlinuz,
+# initramfs.gz, kernel-version, packages, build-info), so kernels coexist.  The
+# agent is recompiled only when its source changed; the initramfs is always
+# re-packed (under 2 s).
 #
 # Environment:
-#   RDS4J_KVER   kernel version to use (default: newest installed *-amd64 kernel
-#                that ships rds_tcp.ko and has a /boot/vmlinuz)
+#   RDS4J_KERNEL          6.1 (default: bookworm's kernel, installed on the host),
+#                         6.12 (trixie's) or 7.2 (sid's), both fetched as Debian
+#                         packages into target/kernels/VERSION, never installed
+#   RDS4J_KERNEL_REFRESH  1: look for the suite's newest kernel again
+#   RDS4J_KVER            with 6.1, the installed kernel version to use (default:
+#                         newest installed kernel that ships rds_tcp.ko and has a
+#                         /boot/vmlinuz)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -43,24 +51,112 @@ else
 fi
 
 # --- 2. kernel choice ------------------------------------------------------
-pick_kernel() {
-    local d v best=""
-    for d in /lib/modules/*; do
-        v="$(basename "$d")"
-        [ -e "/boot/vmlinuz-$v" ] || continue
-        # rds_tcp may be stored compressed on newer Debian kernels.
-        ls "$d"/kernel/net/rds/rds_tcp.ko* >/dev/null 2>&1 || continue
-        best="$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -1)"
-    done
-    echo "$best"
+# RDS4J_KERNEL picks the kernel generation.  6.1 is bookworm's, installed on this host by step 1.  Newer ones come
+# from Debian packages of a later suite, fetched with a private apt configuration (its own sources list, lists and
+# cache under target/apt/SUITE; the host's /etc/apt is never changed and nothing is installed) and unpacked with
+# dpkg-deb into target/kernels/VERSION.  Once unpacked, a kernel is reused without network access;
+# RDS4J_KERNEL_REFRESH=1 asks the suite for its newest kernel again.
+KERNEL_GEN="${RDS4J_KERNEL:-6.1}"
+case "$KERNEL_GEN" in
+    6.1)  SUITE="" ;;
+    6.12) SUITE=trixie ;;
+    7.2)  SUITE=sid ;;
+    *) die "RDS4J_KERNEL=$KERNEL_GEN: known generations are 6.1 (bookworm, host), 6.12 (trixie) and 7.2 (sid)" ;;
+esac
+KTARGET="$TARGET/kernel-$KERNEL_GEN"
+mkdir -p "$KTARGET"
+
+# apt with a configuration of its own for SUITE: nothing of the host's apt state is read or written but the
+# package status (which apt-get download does not change).
+private_apt() {
+    local suite="$1"; shift
+    local d="$TARGET/apt/$suite"
+    mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/sources.list.d" "$d/preferences.d"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+        > "$d/sources.list"
+    "$@" -q -o Dir::Etc::sourcelist="$d/sources.list" -o Dir::Etc::sourceparts="$d/sources.list.d" \
+        -o Dir::Etc::preferencesparts="$d/preferences.d" -o Dir::State::Lists="$d/lists" \
+        -o Dir::Cache="$d/cache" -o APT::Architecture=amd64
 }
-KVER="${RDS4J_KVER:-$(pick_kernel)}"
-[ -n "$KVER" ] || die "no installed kernel with rds_tcp.ko and /boot/vmlinuz found"
-[ -e "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER missing"
-log "kernel $KVER"
-echo "$KVER" > "$TARGET/kernel-version"
+
+# The suite's linux-image-amd64 names the image package of its current kernel; since 7.x Debian splits that image
+# into linux-binary-ABI (vmlinuz), linux-modules-ABI and linux-base-ABI (modules.order, modules.builtin), which
+# the image package depends on.  Prints
+# "package=version" lines of the packages to unpack.
+resolve_packages() {
+    local suite="$1" image ver deps p
+    image="$(private_apt "$suite" apt-cache show linux-image-amd64 | sed -n 's/^Depends: .*\(linux-image-[0-9][^ ,]*-amd64\) .*/\1/p' | head -1)"
+    [ -n "$image" ] || die "$suite: linux-image-amd64 names no kernel image"
+    ver="$(private_apt "$suite" apt-cache show "$image" | sed -n 's/^Version: //p' | head -1)"
+    echo "$image=$ver"
+    deps="$(private_apt "$suite" apt-cache show "$image=$ver" | sed -n 's/^Depends: //p' | head -1)"
+    for p in $(echo "$deps" | tr ',|' '\n\n' | awk '{print $1}' | grep -E '^linux-(binary|modules|base)-[0-9]' || true); do
+        echo "$p=$ver"
+    done
+}
+
+if [ -z "$SUITE" ]; then
+    pick_kernel() {
+        local d v best=""
+        for d in /lib/modules/*; do
+            v="$(basename "$d")"
+            [ -e "/boot/vmlinuz-$v" ] || continue
+            # rds_tcp may be stored compressed on newer Debian kernels.
+            ls "$d"/kernel/net/rds/rds_tcp.ko* >/dev/null 2>&1 || continue
+            best="$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -1)"
+        done
+        echo "$best"
+    }
+    KVER="${RDS4J_KVER:-$(pick_kernel)}"
+    [ -n "$KVER" ] || die "no installed kernel with rds_tcp.ko and /boot/vmlinuz found"
+    [ -e "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER missing"
+    MODROOT=/
+    VMLINUZ="/boot/vmlinuz-$KVER"
+    PACKAGES="$(dpkg -S "/boot/vmlinuz-$KVER" | cut -d: -f1 | while read -r p; do
+        echo "$p=$(dpkg-query -W -f='${Version}' "$p")"; done)"
+else
+    if [ "${RDS4J_KERNEL_REFRESH:-0}" = 1 ] || [ ! -s "$KTARGET/packages" ] \
+        || [ ! -e "$TARGET/kernels/$(cat "$KTARGET/kernel-version" 2>/dev/null)/.unpacked" ]; then
+        log "$KERNEL_GEN: package lists of $SUITE (private apt configuration)"
+        private_apt "$SUITE" apt-get update >"$TARGET/apt-$SUITE.log" 2>&1 \
+            || { tail -20 "$TARGET/apt-$SUITE.log" >&2; die "apt-get update for $SUITE failed"; }
+        resolve_packages "$SUITE" > "$KTARGET/packages.new"
+        debs="$TARGET/apt/$SUITE/debs"
+        mkdir -p "$debs"
+        while IFS='=' read -r p v; do
+            if ! ls "$debs/${p}_${v//:/%3a}_"*.deb >/dev/null 2>&1; then
+                log "downloading $p $v"
+                (cd "$debs" && private_apt "$SUITE" apt-get -o APT::Sandbox::User=root download "$p=$v") \
+                    >>"$TARGET/apt-$SUITE.log" 2>&1 || die "apt-get download $p=$v failed"
+            fi
+        done < "$KTARGET/packages.new"
+        tree="$TARGET/kernels/unpack.$$"
+        rm -rf "$tree"; mkdir -p "$tree"
+        while IFS='=' read -r p v; do
+            dpkg-deb -x "$(ls "$debs/${p}_${v//:/%3a}_"*.deb | head -1)" "$tree"
+        done < "$KTARGET/packages.new"
+        # merged /usr: modules live in usr/lib/modules; modprobe and depmod look under lib/modules.
+        [ -e "$tree/lib" ] || ln -s usr/lib "$tree/lib"
+        KVER="$(ls "$tree/lib/modules" | head -1)"
+        [ -n "$KVER" ] || die "no lib/modules/<version> in the packages of $KERNEL_GEN"
+        depmod -b "$tree" "$KVER"
+        cp "$KTARGET/packages.new" "$tree/.unpacked"
+        rm -rf "$TARGET/kernels/$KVER"
+        mv "$tree" "$TARGET/kernels/$KVER"
+        mv -f "$KTARGET/packages.new" "$KTARGET/packages"
+        echo "$KVER" > "$KTARGET/kernel-version"
+    fi
+    KVER="$(cat "$KTARGET/kernel-version")"
+    MODROOT="$TARGET/kernels/$KVER"
+    VMLINUZ="$MODROOT/boot/vmlinuz-$KVER"
+    [ -e "$VMLINUZ" ] || VMLINUZ="$MODROOT/lib/modules/$KVER/vmlinuz"
+    [ -e "$VMLINUZ" ] || die "no vmlinuz in the packages of $KERNEL_GEN"
+    PACKAGES="$(cat "$KTARGET/packages")"
+fi
+log "kernel $KERNEL_GEN: $KVER ($(echo $PACKAGES))"
+echo "$KVER" > "$KTARGET/kernel-version"
 # The harness boots this exact file; a copy keeps it stable if apt upgrades the kernel.
-cp -f "/boot/vmlinuz-$KVER" "$TARGET/vmlinuz"
+cp -f "$VMLINUZ" "$KTARGET/vmlinuz"
 
 # --- 3. agent ----------------------------------------------------------------
 AGENT_SRC="$HERE/agent/rdsagent.c"
@@ -71,7 +167,7 @@ if [ ! -x "$AGENT_BIN" ] || [ "$AGENT_SRC" -nt "$AGENT_BIN" ]; then
 fi
 
 # --- 4. initramfs ------------------------------------------------------------
-ROOT="$TARGET/initramfs-root"
+ROOT="$KTARGET/initramfs-root"
 rm -rf "$ROOT"
 mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root,lib/modules/"$KVER"}
 
@@ -90,7 +186,7 @@ cp "$AGENT_BIN" "$ROOT/bin/rdsagent"
 : > "$ROOT/etc/modules.order"
 add_module() {
     local mod="$1" required="$2" line path base dst
-    if ! deps="$(modprobe -S "$KVER" --show-depends "$mod" 2>/dev/null)"; then
+    if ! deps="$(modprobe -d "$MODROOT" -S "$KVER" --show-depends "$mod" 2>/dev/null)"; then
         [ "$required" = 1 ] && die "module $mod not found for $KVER"
         log "optional module $mod not available (built in or absent)"
         return 0
@@ -127,16 +223,20 @@ install -m 0755 "$HERE/guest/init" "$ROOT/init"
 install -m 0755 "$HERE/guest/cmdd.sh" "$ROOT/bin/cmdd.sh"
 install -m 0755 "$HERE/guest/bgrun" "$ROOT/bin/bgrun"
 
-(cd "$ROOT" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -9 > "$TARGET/initramfs.gz.tmp"
-mv -f "$TARGET/initramfs.gz.tmp" "$TARGET/initramfs.gz"
-log "initramfs $(du -k "$TARGET/initramfs.gz" | cut -f1) KiB -> $TARGET/initramfs.gz"
+(cd "$ROOT" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) | gzip -9 > "$KTARGET/initramfs.gz.tmp"
+mv -f "$KTARGET/initramfs.gz.tmp" "$KTARGET/initramfs.gz"
+log "initramfs $(du -k "$KTARGET/initramfs.gz" | cut -f1) KiB -> $KTARGET/initramfs.gz"
 
-cat > "$TARGET/build-info" <<INFO
-KERNEL_VERSION=$KVER
-KERNEL=$TARGET/vmlinuz
-INITRAMFS=$TARGET/initramfs.gz
-AGENT=$AGENT_BIN
-BUSYBOX_VERSION=$("$ROOT/bin/busybox" | head -1 | awk '{print $2}')
-QEMU_VERSION=$(qemu-system-x86_64 --version | head -1 | awk '{print $4}')
-INFO
-log "done; see $TARGET/build-info"
+{
+    echo "KERNEL_GENERATION=$KERNEL_GEN"
+    echo "KERNEL_VERSION=$KVER"
+    echo "$PACKAGES" | sed 's/^/KERNEL_PACKAGE=/'
+    echo "KERNEL=$KTARGET/vmlinuz"
+    echo "INITRAMFS=$KTARGET/initramfs.gz"
+    echo "AGENT=$AGENT_BIN"
+    echo "BUSYBOX_VERSION=$("$ROOT/bin/busybox" | head -1 | awk '{print $2}')"
+    echo "QEMU_VERSION=$(qemu-system-x86_64 --version | head -1 | awk '{print $4}')"
+} > "$KTARGET/build-info"
+# target/build-info: every kernel prepared so far, one block each.
+for f in "$TARGET"/kernel-*/build-info; do cat "$f"; echo; done > "$TARGET/build-info"
+log "done; see $KTARGET/build-info"

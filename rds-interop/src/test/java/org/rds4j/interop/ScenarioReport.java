@@ -8,6 +8,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
 /** Prints one line per scenario with its result, so the CI log reads as a report. */
 final class ScenarioReport implements TestWatcher, BeforeTestExecutionCallback {
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(ScenarioReport.class);
+    /** The guest's kernel, as the harness booted it, so the lines of the three kernels' runs tell themselves apart. */
+    private static final String KERNEL = "[" + Optional.ofNullable(System.getenv("RDS4J_KERNEL_VERSION"))
+            .orElse("no kernel") + "]";
 
     @Override
     public void beforeTestExecution(ExtensionContext context) {
@@ -37,7 +40,7 @@ final class ScenarioReport implements TestWatcher, BeforeTestExecutionCallback {
     private static void line(ExtensionContext context, String result, String detail) {
         Long start = context.getStore(NS).get("start", Long.class);
         String took = start == null ? "" : String.format(" (%.1f s)", (System.nanoTime() - start) / 1e9);
-        System.out.println("KERNEL-INTEROP " + context.getDisplayName() + ": " + result + took
+        System.out.println("KERNEL-INTEROP " + KERNEL + " " + context.getDisplayName() + ": " + result + took
                 + (detail.isEmpty() ? "" : " - " + detail));
     }
 }

@@ -27,7 +27,7 @@ import org.rds4j.core.wire.Golden.Kind;
 import org.rds4j.core.wire.PcapTcpStreams.Direction;
 
 /**
- * Real RDS/TCP byte streams (Linux 6.1 kernel to kernel, and kernel to a hand-written peer), reassembled from the
+ * Real RDS/TCP byte streams (Linux 6.1, 6.12 and 7.2 kernel to kernel, and kernel to a hand-written peer), reassembled from the
  * golden captures and cut into messages by {@link FrameDecoder} exactly as received segment by segment.
  */
 class GoldenCaptureStreamTest {
@@ -161,7 +161,8 @@ class GoldenCaptureStreamTest {
      * takes the next per-path sequence number (§3.4: pings, pongs and probes consume them like data).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"01-first-contact", "03-congestion", "04-ping", "host-python-a", "host-python-b"})
+    @ValueSource(strings = {"01-first-contact", "03-congestion", "04-ping", "host-python-a", "host-python-b",
+        "kernel-pair-6.12", "kernel-pair-7.2"})
     void everyStreamDecodesCleanlyAndKeepsTheTcpRules(String name) throws RdsProtocolException {
         Capture c = new Capture(name);
         assertFalse(c.nonEmpty().isEmpty());

@@ -648,6 +648,23 @@ class KernelInteropTest {
                 + " received by both (in flight at the restart, as between two kernels)");
     }
 
+    // ------------------------------------------------------------------------------------------------ scenario 10
+
+    @Test
+    @Order(100)
+    @DisplayName("scenario 10: 1,000 zero-length messages from ./rds4j send reach a kernel receiver before it exits")
+    void zeroLengthMessagesReachTheKernelBeforeTheToolExits() throws Exception {
+        Guest.start("s10", "rdsagent recv " + guest.getHostAddress() + ":4950 1000 120");
+        Guest.expect("s10", "RECV ready", Duration.ofSeconds(30));
+        try (ToolJvm send = ToolJvm.start("send", "--bind", low.getHostAddress() + ":5950", "--to",
+                guest.getHostAddress() + ":4950", "--count", "1000", "--size", "0")) {
+            assertEquals(0, send.awaitExit(Duration.ofSeconds(90)), "rds4j send failed:\n" + send.output());
+            assertTrue(send.output().contains("OK"), send.output());
+        }
+        // The tool closed its stack on exit: whatever it had not sent by then would be gone.
+        assertGuestJob(Guest.await("s10", Duration.ofSeconds(60)), "RECV done ok=1000 bad=0");
+    }
+
     // ------------------------------------------------------------------------------------------------ scenario 9
 
     @Test

@@ -191,6 +191,9 @@ public final class Connection {
                 h = paths[i].accept(tc);
             }
         }
+        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
+            onTimer(this::dropMisplaced);          // a connection taken before SPORT_IDX was known may be in the way
+        }
         if (h == null) {
             env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
             log.debug("{}: refusing {}: no free path for it among {}", this, tc, n);
@@ -225,6 +228,9 @@ public final class Connection {
             return;
         }
         paths[0].kick();
+        if (!initiates() && encodesPaths) {
+            onTimer(this::dropMisplaced);
+        }
         if (initiates()) {                         // on the timer: a path never takes another path's monitor
             int lanes = multipath.lanes();
             onTimer(() -> {
@@ -241,6 +247,26 @@ public final class Connection {
             env.scheduler().execute(task);
         } catch (RejectedExecutionException e) {
             log.debug("{}: the stack is closing; not running {}", this, task);
+        }
+    }
+
+    /**
+     * On the accepting side, once the peer said SPORT_IDX: drops connections that sit on a path their source port does
+     * not name. They were placed on the first free path before the peer's probe arrived (a 7.x kernel that already
+     * knew the number of paths opens them all at once, and any may come first); the peer reconnects them and each
+     * then lands on its own path. Kernels from 7.0 drop a misplaced path 0 the same way. Runs on the timer thread.
+     */
+    void dropMisplaced() {
+        if (initiates() || !multipath.peerEncodesPaths()) {
+            return;
+        }
+        for (int i = 0; i < paths.length; i++) {
+            TransportConnection tc = paths[i].transportConnection();
+            int port = tc == null ? i : tc.remoteAddress().getPort();
+            if (port % TransportInstance.PATH_PORT_MODULUS != i) {
+                paths[i].dropConnection(tc, "the peer's port " + port + " names path "
+                        + port % TransportInstance.PATH_PORT_MODULUS + ", not " + i);
+            }
         }
     }
 

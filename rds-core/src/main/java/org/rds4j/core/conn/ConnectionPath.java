@@ -500,6 +500,22 @@ public final class ConnectionPath {
         }
     }
 
+    /**
+     * Drops the current connection if it is still {@code tc}, which carried another of the peer's paths: the numbers
+     * this path expects came from that path, so it expects from 0 again. {@link #closed} follows from the transport.
+     */
+    void dropConnection(TransportConnection tc, String reason) {
+        PathConnection pc;
+        synchronized (this) {
+            pc = current;
+            if (pc == null || pc.transport() != tc) {
+                return;
+            }
+            receiver.peerRestarted();
+        }
+        drop(pc, reason);
+    }
+
     /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
     void drop(PathConnection pc, String reason) {
         synchronized (this) {

@@ -364,8 +364,11 @@ public abstract class CongestionContract extends HostsContract {
             out.add(s);
         }
         // Per sender: its budget plus the overshooting message (held when the port congested), plus one message
-        // that had passed the congestion check (§8.4 order: congestion, then budget) while waiting for budget.
-        long bound = RCV_BUDGET + size + (long) senders * (sndbuf + 2L * size);
+        // that had passed the congestion check (§8.4 order: congestion, then budget) while waiting for budget; and,
+        // since the senders' sockets use different lanes of the connection's paths, one budget more: every lane
+        // carries each map, and a lane's older map (clear) can arrive after another lane's newer one (congested),
+        // letting a sender refill its budget once before its own lane's newer copy lands.
+        long bound = RCV_BUDGET + size + (long) senders * (2L * sndbuf + 2L * size);
         ExecutorService pool = Executors.newFixedThreadPool(senders);
         try {
             List<Future<?>> sends = new ArrayList<>();

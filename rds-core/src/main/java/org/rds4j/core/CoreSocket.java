@@ -518,6 +518,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             lock.unlock();
         }
         mapChanged = receiveQueue.close();
+        purgeQueuedMessages();
         sendBuffer.wakeAll();
         if (bound != null) {
             stack.bindTable().unbind(bound.getAddress(), bound.getPort(), this);
@@ -527,6 +528,19 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
         stack.socketClosed(this);
         signalSelectors();
+    }
+
+    /** Drops this socket's messages from every path of every connection it used, as the kernel does at close. */
+    private void purgeQueuedMessages() {
+        Map<InetAddress, Connection> p = peers;
+        if (p == null) {
+            return;
+        }
+        for (Connection c : p.values()) {
+            for (int i = 0; i < c.pathCount(); i++) {
+                c.path(i).purge(this);
+            }
+        }
     }
 
     /** This socket as {@link RdsStack#info()} reports it ({@link Inspection}). */

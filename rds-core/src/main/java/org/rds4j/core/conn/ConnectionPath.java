@@ -336,6 +336,17 @@ public final class ConnectionPath {
         return queue.cancel(owner, port);
     }
 
+    /**
+     * A socket closed: its messages go, queued or sent and unacknowledged, as the kernel drops a closing socket's
+     * messages from every path. On the larger address this can end the reason to poke the peer.
+     *
+     * @param owner the closing socket
+     * @return how many messages were dropped
+     */
+    public synchronized int purge(MessageOwner owner) {
+        return queue.purge(owner);
+    }
+
     // ------------------------------------------------------------------------------------------------ receiving
 
     /** The receive side of this path; its state is under this monitor. */
@@ -438,10 +449,15 @@ public final class ConnectionPath {
         return pc;
     }
 
-    /** The peer connected to us while it should have waited for us (it has the larger address): call it back. */
+    /**
+     * Connects now if the path is down: the peer poked us (it has the larger address and something to send), or the
+     * lanes just opened. A reconnect waiting out its backoff is not waited for: the peer is evidently there, so the
+     * backoff starts again from its minimum.
+     */
     public void connectIfDown() {
         synchronized (this) {
-            if (state == PathState.DOWN && !reconnect.pending()) {
+            if (state == PathState.DOWN) {
+                reconnect.upAndCancel();
                 connectLocked();
             }
         }
@@ -537,8 +553,8 @@ public final class ConnectionPath {
 
     private void reconnect(Object token) {
         synchronized (this) {
-            if (reconnect.claim(token) && state == PathState.DOWN) {
-                connectLocked();
+            if (reconnect.claim(token) && state == PathState.DOWN && mayReconnectLocked()) {
+                connectLocked();                     // a poke is no longer due once its messages are gone
             }
         }
     }

@@ -260,11 +260,17 @@ final class SendQueue {
         return cancelFrom(unsent, owner, port) + cancelFrom(sent, owner, port);
     }
 
+    /** Drops every message of {@code owner}, queued or written and unreleased (its socket closed); returns how many. */
+    int purge(MessageOwner owner) {
+        takeInbox();
+        return cancelFrom(unsent, owner, -1) + cancelFrom(sent, owner, -1);
+    }
+
     private int cancelFrom(ArrayDeque<OutgoingMessage> queue, MessageOwner owner, int port) {
         int n = 0;
         for (Iterator<OutgoingMessage> it = queue.iterator(); it.hasNext(); ) {
             OutgoingMessage m = it.next();
-            if (m.owner == owner && m.destinationPort == port) {
+            if (m.owner == owner && (port < 0 || m.destinationPort == port)) {
                 it.remove();
                 owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
                 n++;

@@ -280,6 +280,27 @@ class ConnectionPathStateMachineTest {
         assertNotNull(h.incoming());
     }
 
+    /**
+     * Issue 10: closing a socket drops its messages from the path, queued or sent, as the kernel does; on the larger
+     * host that ends the reason to poke, so the pending re-poke does not connect when its timer fires.
+     */
+    @Example
+    void aClosedSocketsMessagesGoAndThePokesStop() {
+        PathHarness h = new PathHarness(false, 11);
+        h.enqueue(10);                                  // the larger host has something to send: it pokes
+        assertEquals(1, h.transport.attempts.size());
+        h.transport.attempts.get(0).handler.onConnected(h.transport.newConnection(true, h.local, h.peer));
+        assertEquals(PathState.DOWN, h.path.state(), "a poke closes at once");
+        assertEquals(1, h.env.scheduler.pending().size(), "a re-poke waits");
+        h.owner.closing = true;
+        assertEquals(1, h.path.purge(h.owner), "the closing socket's message goes");
+        assertEquals(List.of(1L), h.owner.cancelled);
+        assertEquals(0, h.path.queuedMessages());
+        h.env.scheduler.runOne();                       // the re-poke's time comes
+        assertEquals(1, h.transport.attempts.size(), "no poke without messages");
+        assertEquals(PathState.DOWN, h.path.state());
+    }
+
     // ------------------------------------------------------------------------------------------------ bugs found
 
     /**

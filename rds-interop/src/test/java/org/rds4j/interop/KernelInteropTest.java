@@ -1,6 +1,7 @@
 package org.rds4j.interop;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -585,6 +586,109 @@ class KernelInteropTest {
         assertTrue(in.receive(Duration.ofMillis(500)).isEmpty(), "a duplicate arrived after the last message");
         assertTrue(s.counters().get("conn_reset") >= 1, "the resets reached rds4j: " + s.counters());
         System.out.println("KERNEL-INTEROP scenario 6 counters: " + s.counters());
+    }
+
+    @Test
+    @Order(61)
+    @DisplayName("scenario 6b: single lanes of the 8 paths are reset mid-stream, both ways; nothing lost or duplicated")
+    void singleLaneResetsMidStream() throws Exception {
+        int senders = 4;
+        int perSender = 2_500;
+        int count = senders * perSender;
+        long seed = new java.util.SplittableRandom().nextLong();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        RdsStack s = stack(low);
+        RdsSocket in = socket(s, low, 4611);
+        List<RdsSocket> outs = new ArrayList<>();
+        for (int i = 0; i < senders; i++) {
+            outs.add(socket(s, low, 5611 + i));
+        }
+        Guest.start("s6b-rx", "rdsagent recv " + guest.getHostAddress() + ":4610 " + count + " 300");
+        Guest.expect("s6b-rx", "RECV ready", Duration.ofSeconds(30));
+        Guest.start("s6b-tx", "rdsagent send " + guest.getHostAddress() + ":5610 " + low.getHostAddress()
+                + ":4611 " + count + " 0-4096 300");
+        Connection c = null;
+        int resets = 0;
+        for (int k = 0; k < count; k++) {
+            if (c == null) {
+                c = ((CoreStack) s).connections().stream().filter(x -> x.peer().equals(guest)).findFirst()
+                        .orElse(null);
+            }
+            if (c != null && c.lanes() > 1 && k > 0 && k % 1_000 == 0) {
+                int lane = random.nextInt(c.lanes());              // one lane, cut with a TCP reset from our side
+                org.rds4j.core.spi.TransportConnection tc = c.path(lane).transportConnection();
+                if (tc != null) {
+                    tc.abort();
+                    resets++;
+                }
+            }
+            RdsSocket out = outs.get(k % senders);
+            sendPattern(out, at(guest, 4610), k / senders, (int) ((k * 2654435761L) % 4097));
+            receiveOne(in, at(guest, 5610), k);
+        }
+        for (RdsSocket out : outs) {
+            assertTrue(out.awaitSent(Duration.ofSeconds(240)), "rds4j's messages were never all acknowledged");
+        }
+        assertGuestJob(Guest.await("s6b-tx", Duration.ofSeconds(120)), "SEND done sent=" + count + " errors=0");
+        assertGuestJob(Guest.await("s6b-rx", Duration.ofSeconds(300)), "RECV done ok=" + count + " bad=0");
+        assertTrue(in.receive(Duration.ofMillis(500)).isEmpty(), "a duplicate arrived after the last message");
+        assertNotNull(c, "no connection to the guest");
+        assertEquals(8, c.lanes(), "the resets were of single lanes of 8 (seed " + seed + ")");
+        assertTrue(resets >= 5, "lanes were reset: " + resets + " (seed " + seed + ")");
+        System.out.println("KERNEL-INTEROP scenario 6b: " + resets + " single-lane resets, seed " + seed + ", counters "
+                + s.counters());
+    }
+
+    @Test
+    @Order(62)
+    @DisplayName("scenario 6c: a kernel with net.rds.ping_enable=0; rds4j says so within seconds, fails its senders with"
+            + " ETIMEDOUT, and recovers when the kernel answers again")
+    void aKernelThatAnswersNoPings() throws Exception {
+        RdsStack s = stack(low);
+        RdsSocket out = socket(s, low, 5620);
+        out.setOption(RdsSocketOptions.RDS_RECVERR, true);
+        Guest.start("s6c-rx", "rdsagent recv " + guest.getHostAddress() + ":4620 100 120");
+        Guest.expect("s6c-rx", "RECV ready", Duration.ofSeconds(30));
+        assertTrue(Guest.run("echo 0 > /proc/sys/net/rds/ping_enable", Duration.ofSeconds(30)).ok());
+        org.rds4j.EtimedoutException refused = null;
+        try {
+            for (int k = 0; k < 100; k++) {
+                sendPattern(out, at(guest, 4620), k, 100);
+            }
+            assertGuestJob(Guest.await("s6c-rx", Duration.ofSeconds(60)), "RECV done ok=100 bad=0");
+            assertTrue(!out.awaitSent(Duration.ofSeconds(1)), "nothing the kernel received can be confirmed");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (int k = 100; refused == null && System.nanoTime() < deadline; k++) {
+                try {
+                    sendPattern(out, at(guest, 4620), k, 100);
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                } catch (org.rds4j.EtimedoutException e) {
+                    refused = e;
+                }
+            }
+        } finally {
+            Guest.run("echo 1 > /proc/sys/net/rds/ping_enable", Duration.ofSeconds(30));
+        }
+        assertNotNull(refused, "sends to a kernel that answers no ping never failed: " + s.counters());
+        assertTrue(refused.getMessage().contains("net.rds.ping_enable"), refused.getMessage());
+        assertTrue(s.counters().get("ack_peer_unresponsive") >= 1, s.counters().toString());
+        RdsDatagram failed = out.receive(Duration.ofSeconds(5)).orElseThrow(
+                () -> new AssertionError("no SEND_FAILED notification"));
+        assertEquals(RdsDatagram.Kind.SEND_FAILED, failed.kind());
+        assertEquals(RdsDatagram.Failure.UNACKNOWLEDGED, failed.failure());
+        // The kernel answers again: within a few seconds (rds4j asks once a second) sends go and are confirmed.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        boolean sent = false;
+        while (!sent && System.nanoTime() < deadline) {
+            try {
+                sendPattern(out, at(guest, 4620), 0, 100);
+                sent = true;
+            } catch (org.rds4j.EtimedoutException e) {
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+            }
+        }
+        assertTrue(sent, "sends never went again after ping_enable=1");
+        assertTrue(out.awaitSent(Duration.ofSeconds(30)), "the message after recovery was never confirmed");
     }
 
     /** Receives message {@code k} of the pattern from {@code from}; anything else (a gap, a duplicate) fails. */

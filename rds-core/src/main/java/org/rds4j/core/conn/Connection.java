@@ -292,8 +292,8 @@ public final class Connection {
      * replaced an rds4j or newer kernel host at the address): as the kernel does, every path starts its sequence numbers
      * again and discards what it sent and the old peer did not acknowledge (the new peer never asked for it). Path
      * {@code on} resets at once, before its next frame is read; the others on the stack's timer thread, because a
-     * path never takes another path's monitor (docs/threading.md). Their connections belonged to the old peer and
-     * are gone or going, and the new peer opens them again only after it has our answer to this probe.
+     * path never takes another path's monitor (docs/threading.md). Their connections may be the old peer's or
+     * already the new one's, so each is reset and reconnected under the new numbering.
      */
     void peerGeneration(long generation, ConnectionPath on) {
         long previous = peerGeneration;

@@ -303,20 +303,31 @@ public final class ConnectionPath {
 
     /**
      * The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. The
-     * numbering changes, so acknowledgements computed against the old one must not release anything any more:
-     * only the connection the new peer made ({@code currentIsNewPeer}: the probe that told us came on it) is heard
-     * for acknowledgements from now on; a connection of the old peer that still delivers is not.
+     * numbering changes, so acknowledgements computed against the old one must not release anything any more: only
+     * the connection the news came on ({@code currentIsNewPeer}) keeps being heard. Another path's connection may be
+     * the old peer's or already the new one's (it reconnected before the probe came); which, nobody can tell, so it
+     * is reset, and the connection that replaces it counts.
      */
-    synchronized void peerRestarted(boolean currentIsNewPeer) {
-        numbering++;
-        if (currentIsNewPeer && current != null) {
-            current.numbering = numbering;
+    void peerRestarted(boolean currentIsNewPeer) {
+        PathConnection old = null;
+        int flushed;
+        synchronized (this) {
+            numbering++;
+            if (current != null && currentIsNewPeer) {
+                current.numbering = numbering;
+            } else if (current != null && state == PathState.UP) {
+                old = current;
+                state = PathState.DISCONNECTING;
+            }
+            flushed = queue.flushForPeerRestart();
+            receiver.peerRestarted();
+            acks.connectionReset();            // queued acknowledgement pings went; their ports quarantine
         }
-        int flushed = queue.flushForPeerRestart();
-        receiver.peerRestarted();
-        acks.connectionReset();                // queued acknowledgement pings went; their ports quarantine
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
-                + " kernel does", connection, index, flushed);
+                + " kernel does{}", connection, index, flushed, old != null ? "; resetting this path's connection" : "");
+        if (old != null) {
+            old.abort();                       // closed() follows; the next connection has the new numbering
+        }
     }
 
     /** The numbering the peer's acknowledgements must have been computed for: see {@link #peerRestarted}. */

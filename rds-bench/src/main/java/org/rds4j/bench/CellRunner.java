@@ -1,12 +1,16 @@
 package org.rds4j.bench;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
  * Measures one cell: opens the contender's link, warms it up, measures throughput (with allocation and CPU) and then
- * round trips, and closes everything it opened, whatever happens.
+ * round trips, lets the link verify itself, and closes everything it opened, whatever happens. A link of several
+ * endpoint pairs gets a sender and a receiver worker per pair; the phases split their messages and round trips over
+ * the pairs (see {@link ThroughputPhase}), and the figures are for all pairs together.
  *
  * <p>Phase sizes come from the warm-up: the warm-up runs throughput batches of growing size until its time is up, and
  * the last batch's rate sets the measured phase's message count so that it lasts about {@code --duration}. The same
@@ -52,43 +56,61 @@ final class CellRunner {
     }
 
     private CellResult measure(Contender contender, int size) throws Exception {
-        ByteBuffer message = Payload.newMessage(size);
-        ByteBuffer receivedByA = ByteBuffer.allocateDirect(Math.max(size, ThroughputPhase.ACK_SIZE));
-        ByteBuffer receivedByB = ByteBuffer.allocateDirect(size);
-        try (Link link = contender.open(size);
-             Worker a = new Worker("bench-" + contender.name() + "-a");
-             Worker b = new Worker("bench-" + contender.name() + "-b")) {
+        List<Worker> workers = new ArrayList<>();
+        try (Link link = contender.open(size)) {
+            int pairs = link.pairs();
+            List<Worker> a = new ArrayList<>();
+            List<Worker> b = new ArrayList<>();
+            ThroughputPhase[] throughput = new ThroughputPhase[pairs];
+            RoundTripPhase[] roundTrips = new RoundTripPhase[pairs];
+            for (int p = 0; p < pairs; p++) {
+                String suffix = pairs == 1 ? "" : "-" + p;
+                a.add(new Worker("bench-" + contender.name() + "-a" + suffix));
+                b.add(new Worker("bench-" + contender.name() + "-b" + suffix));
+                // Each pair's threads stamp and receive into buffers of their own.
+                ByteBuffer message = Payload.newMessage(size);
+                ByteBuffer receivedByA = ByteBuffer.allocateDirect(Math.max(size, ThroughputPhase.ACK_SIZE));
+                ByteBuffer receivedByB = ByteBuffer.allocateDirect(size);
+                throughput[p] = new ThroughputPhase(link.a(p), link.b(p), size, message, receivedByA, receivedByB);
+                roundTrips[p] = new RoundTripPhase(link.a(p), link.b(p), size, message, receivedByA, receivedByB);
+            }
+            workers.addAll(a);
+            workers.addAll(b);
             PhaseRunner phases = new PhaseRunner(link, a, b);
-            ThroughputPhase throughput = new ThroughputPhase(link, size, message, receivedByA, receivedByB);
-            RoundTripPhase roundTrips = new RoundTripPhase(link, size, message, receivedByA, receivedByB);
             Sequence seq = new Sequence();
 
             long n = warmUpThroughput(phases, throughput, seq, size);
             Map<Long, Long> alloc0 = AllocationMeter.snapshot();
             long cpu0 = CpuMeter.processCpuNanos();
-            long first = seq.take(n);
-            long nanos = phases.run("throughput", () -> throughput.receive(first, n),
-                    () -> throughput.send(first, n), settings.phaseTimeoutNanos(n, size));
+            long nanos = runThroughput(phases, throughput, seq, n, size, "throughput");
             long cpu1 = CpuMeter.processCpuNanos();
             Map<Long, Long> alloc1 = AllocationMeter.snapshot();
             long allocated = AllocationMeter.supported() ? AllocationMeter.allocatedBetween(alloc0, alloc1) : -1;
             long cpu = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
 
             long k = warmUpRoundTrips(phases, roundTrips, seq, size);
+            Histogram[] perPair = new Histogram[pairs];
+            for (int p = 0; p < pairs; p++) {
+                perPair[p] = RoundTripPhase.newHistogram();
+            }
+            runRoundTrips(phases, roundTrips, seq, k, size, "round trips", perPair);
             Histogram h = RoundTripPhase.newHistogram();
-            long firstPing = seq.take(k);
-            phases.run("round trips", () -> roundTrips.echo(firstPing, k),
-                    () -> roundTrips.ping(firstPing, k, h), settings.phaseTimeoutNanos(2 * k, size));
+            for (Histogram hp : perPair) {
+                h.add(hp);
+            }
+            link.verify();
             return new CellResult(contender.name(), size, null, n, nanos, allocated, cpu, h.getTotalCount(),
                     h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9));
+        } finally {
+            workers.forEach(Worker::close);
         }
     }
 
     /** Warms up with throughput batches; returns the message count of the measured phase. */
-    private long warmUpThroughput(PhaseRunner phases, ThroughputPhase throughput, Sequence seq, int size)
+    private long warmUpThroughput(PhaseRunner phases, ThroughputPhase[] throughput, Sequence seq, int size)
             throws CellFailure {
         if (settings.quick()) {
-            runThroughput(phases, throughput, seq, Settings.QUICK_WARMUP, size);
+            runThroughput(phases, throughput, seq, Settings.QUICK_WARMUP, size, "throughput warm-up");
             return settings.fixedCount() > 0 ? settings.fixedCount() : Settings.QUICK_COUNT;
         }
         long batch = MIN_MESSAGES;
@@ -99,7 +121,7 @@ final class CellRunner {
         double previous = 0;
         boolean stable;
         do {
-            long t = runThroughput(phases, throughput, seq, batch, size);
+            long t = runThroughput(phases, throughput, seq, batch, size, "throughput warm-up");
             warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             // Grow until a batch takes a tenth of the warm-up: a short batch's rate is mostly start-up and ack.
@@ -118,18 +140,22 @@ final class CellRunner {
         return clamp(Math.round(rate * settings.durationNanos() / 1e9), MIN_MESSAGES, MAX_MESSAGES);
     }
 
-    private long runThroughput(PhaseRunner phases, ThroughputPhase throughput, Sequence seq, long n, int size)
-            throws CellFailure {
+    /** Runs {@code n} messages over all pairs; returns the wall time from the first send to the last ack. */
+    private long runThroughput(PhaseRunner phases, ThroughputPhase[] throughput, Sequence seq, long n, int size,
+            String phase) throws CellFailure {
         long first = seq.take(n);
-        return phases.run("throughput warm-up", () -> throughput.receive(first, n), () -> throughput.send(first, n),
-                settings.phaseTimeoutNanos(n, size));
+        int pairs = throughput.length;
+        return ThroughputPhase.Span.elapsed(phases.run(phase,
+                p -> () -> throughput[p].receive(first + p, ThroughputPhase.share(n, p, pairs), pairs),
+                p -> () -> throughput[p].send(first + p, ThroughputPhase.share(n, p, pairs), pairs),
+                settings.phaseTimeoutNanos(n, size)));
     }
 
     /** Warms up with round trips; returns the number of round trips to measure. */
-    private long warmUpRoundTrips(PhaseRunner phases, RoundTripPhase roundTrips, Sequence seq, int size)
+    private long warmUpRoundTrips(PhaseRunner phases, RoundTripPhase[] roundTrips, Sequence seq, int size)
             throws CellFailure {
         if (settings.quick()) {
-            runRoundTrips(phases, roundTrips, seq, Settings.QUICK_WARMUP, size);
+            runRoundTrips(phases, roundTrips, seq, Settings.QUICK_WARMUP, size, "round-trip warm-up", null);
             return settings.fixedCount() > 0 ? settings.fixedCount() : Settings.QUICK_COUNT;
         }
         long batch = 8;
@@ -139,7 +165,7 @@ final class CellRunner {
         long wanted = Math.min(WARMUP_ROUND_TRIPS, WARMUP_BYTES / size);
         long warmed = 0;
         do {
-            long t = runRoundTrips(phases, roundTrips, seq, batch, size);
+            long t = runRoundTrips(phases, roundTrips, seq, batch, size, "round-trip warm-up", null);
             warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             if (t < warmup / 10 && batch < MAX_ROUND_TRIPS) {
@@ -152,11 +178,20 @@ final class CellRunner {
         return clamp(Math.round(rate * settings.durationNanos() / 2 / 1e9), MIN_ROUND_TRIPS, MAX_ROUND_TRIPS);
     }
 
-    private long runRoundTrips(PhaseRunner phases, RoundTripPhase roundTrips, Sequence seq, long n, int size)
-            throws CellFailure {
+    /**
+     * Runs {@code n} round trips over all pairs at once, pair {@code p} into {@code histograms[p]} (null: not
+     * recorded); returns the longest pair's time.
+     */
+    private long runRoundTrips(PhaseRunner phases, RoundTripPhase[] roundTrips, Sequence seq, long n, int size,
+            String phase, Histogram[] histograms) throws CellFailure {
         long first = seq.take(n);
-        return phases.run("round-trip warm-up", () -> roundTrips.echo(first, n), () -> roundTrips.ping(first, n, null),
+        int pairs = roundTrips.length;
+        List<Long> times = phases.run(phase,
+                p -> () -> roundTrips[p].echo(first + p, ThroughputPhase.share(n, p, pairs), pairs),
+                p -> () -> roundTrips[p].ping(first + p, ThroughputPhase.share(n, p, pairs), pairs,
+                        histograms == null ? null : histograms[p]),
                 settings.phaseTimeoutNanos(2 * n, size));
+        return times.stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
     /** Until the warm-up time is up and enough messages went through, or the time is up {@code WARMUP_STRETCH} times. */

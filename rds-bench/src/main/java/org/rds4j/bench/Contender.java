@@ -7,9 +7,9 @@ package org.rds4j.bench;
  * <ul>
  *   <li>a busy-polling rds4j stack, or TLS: {@code new Rds4jContender(transport, name, builder -> ...)}, which
  *       adjusts both stacks' {@code RdsStackConfig};
- *   <li>eight socket pairs over one path or eight: a link whose endpoint sends message <i>i</i> on pair
- *       <i>i</i> mod 8 and receives message <i>i</i> from pair <i>i</i> mod 8. Each pair keeps its own order, so
- *       the harness still sees one ordered stream and its sequence check still holds.
+ *   <li>several endpoint pairs, such as eight rds4j socket pairs over one path or eight
+ *       ({@link org.rds4j.bench.contenders.Rds4jContender#multipath}): a link whose {@link Link#pairs()} is above 1;
+ *       the harness drives each pair with threads of its own and checks each pair's ordered stream.
  * </ul>
  */
 public interface Contender {

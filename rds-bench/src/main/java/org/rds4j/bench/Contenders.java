@@ -16,6 +16,10 @@ public final class Contenders {
     /** rds4j's loopback transport is compared with Aeron's in-process transport too. */
     public static final String AERON_IPC = "aeron-ipc";
 
+    /** The multipath contenders' I/O threads: one per available processor. */
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+    private static final String PER_CORE = " (the available processors)";
+
     private Contenders() {
     }
 
@@ -29,7 +33,13 @@ public final class Contenders {
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
                 new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
-                new Rds4jContender("loopback"));
+                new Rds4jContender("loopback"),
+                // Issue 10's multipath: 8 socket pairs over one TCP connection or eight, with an I/O thread per core
+                // (so that the eight paths are spread over them), and with the transport's default single I/O thread.
+                Rds4jContender.multipath("rds4j-tcp-8x1path", 8, 1, CORES, PER_CORE),
+                Rds4jContender.multipath("rds4j-tcp-8x8paths", 8, 8, CORES, PER_CORE),
+                Rds4jContender.multipath("rds4j-tcp-8x1path-1io", 8, 1, 1, " (the default)"),
+                Rds4jContender.multipath("rds4j-tcp-8x8paths-1io", 8, 8, 1, " (the default)"));
     }
 
     /** The contenders named in {@code names} (all when empty), in table order; unknown names are an error. */

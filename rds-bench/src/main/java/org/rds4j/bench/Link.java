@@ -1,13 +1,46 @@
 package org.rds4j.bench;
 
+import java.io.IOException;
+
 /**
  * A connected pair of endpoints, as two hosts would hold them: {@link #a()} plays the sender (and the pinger),
  * {@link #b()} the receiver (and the echoer).
+ *
+ * <p>A link may hold several such pairs between the same two hosts ({@link #pairs()}), for instance eight rds4j
+ * sockets on each host: the harness then drives each pair with its own sender and receiver thread and sums them.
  */
 public interface Link extends AutoCloseable {
     Endpoint a();
 
     Endpoint b();
+
+    /** How many endpoint pairs the link holds; each is driven by a sender and a receiver thread of its own. */
+    default int pairs() {
+        return 1;
+    }
+
+    /** Pair {@code pair}'s sending end ({@code 0 <= pair < pairs()}); pair 0 is {@link #a()}. */
+    default Endpoint a(int pair) {
+        if (pair != 0) {
+            throw new IndexOutOfBoundsException("pair " + pair + " of a link with " + pairs() + " pair(s)");
+        }
+        return a();
+    }
+
+    /** Pair {@code pair}'s receiving end; pair 0 is {@link #b()}. */
+    default Endpoint b(int pair) {
+        if (pair != 0) {
+            throw new IndexOutOfBoundsException("pair " + pair + " of a link with " + pairs() + " pair(s)");
+        }
+        return b();
+    }
+
+    /**
+     * Called once the cell's phases are done, before {@link #close()}: checks that the link carried the messages the
+     * way its contender's description says (for instance over several paths), and throws to fail the cell if not.
+     */
+    default void verify() throws IOException {
+    }
 
     /**
      * Releases every socket, thread and buffer of the link, and makes every blocked {@link Endpoint} call return or

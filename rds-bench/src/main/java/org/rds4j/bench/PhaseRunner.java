@@ -1,52 +1,75 @@
 package org.rds4j.bench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
 
 /**
- * Runs one phase of a cell: a task for side B (started first, so that it is already receiving) and one for side A, on
- * the cell's two long-lived workers, and waits for both within a deadline.
+ * Runs one phase of a cell: for each endpoint pair of the link, a task for side B (started first, so that it is
+ * already receiving) and one for side A, on the cell's long-lived workers (one per side and pair), and waits for all
+ * of them within a deadline.
  *
- * <p>The first failure of either side ends the phase at once: the link is closed, which makes the other side's
- * blocked call return, and the failure is reported. A phase that outlives its deadline is ended the same way. So a
- * lost message costs at most the deadline, never a hung benchmark.
+ * <p>The first failure of any task ends the phase at once: the link is closed, which makes the other tasks' blocked
+ * calls return, and the failure is reported. A phase that outlives its deadline is ended the same way. So a lost
+ * message costs at most the deadline, never a hung benchmark.
  */
 final class PhaseRunner {
     private final Link link;
-    private final Worker a;
-    private final Worker b;
+    private final List<Worker> a;
+    private final List<Worker> b;
 
-    PhaseRunner(Link link, Worker a, Worker b) {
+    /** {@code a} and {@code b} hold one worker per endpoint pair of {@code link}. */
+    PhaseRunner(Link link, List<Worker> a, List<Worker> b) {
+        if (a.size() != link.pairs() || b.size() != link.pairs()) {
+            throw new IllegalArgumentException("one worker per side and pair: " + link.pairs() + " pair(s), "
+                    + a.size() + " and " + b.size() + " workers");
+        }
         this.link = link;
         this.a = a;
         this.b = b;
     }
 
-    /** Runs both tasks; returns A's result. */
-    <T> T run(String phase, Callable<?> sideB, Callable<T> sideA, long timeoutNanos) throws CellFailure {
-        CompletableFuture<?> doneB = start(b, sideB);
-        CompletableFuture<T> doneA = start(a, sideA);
-        CompletableFuture<Void> both = CompletableFuture.allOf(doneA, doneB);
-        // Completes with the first failure of either side, without waiting for the other.
+    /** Runs both tasks of every pair; returns A's results, by pair. */
+    <T> List<T> run(String phase, IntFunction<Callable<?>> sideB, IntFunction<Callable<T>> sideA, long timeoutNanos)
+            throws CellFailure {
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        for (int p = 0; p < b.size(); p++) {
+            all.add(start(b.get(p), sideB.apply(p)));
+        }
+        List<CompletableFuture<T>> doneA = new ArrayList<>();
+        for (int p = 0; p < a.size(); p++) {
+            CompletableFuture<T> f = start(a.get(p), sideA.apply(p));
+            doneA.add(f);
+            all.add(f);
+        }
+        CompletableFuture<Void> every = CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+        // Completes with the first failure of any task, without waiting for the others.
         CompletableFuture<Object> firstFailure = new CompletableFuture<>();
-        doneA.whenComplete((r, t) -> failIf(firstFailure, t));
-        doneB.whenComplete((r, t) -> failIf(firstFailure, t));
+        for (CompletableFuture<?> f : all) {
+            f.whenComplete((r, t) -> failIf(firstFailure, t));
+        }
         try {
-            CompletableFuture.anyOf(both, firstFailure).get(timeoutNanos, TimeUnit.NANOSECONDS);
-            return doneA.get();
+            CompletableFuture.anyOf(every, firstFailure).get(timeoutNanos, TimeUnit.NANOSECONDS);
+            List<T> results = new ArrayList<>();
+            for (CompletableFuture<T> f : doneA) {
+                results.add(f.get());
+            }
+            return results;
         } catch (ExecutionException e) {
-            abort(both);
+            abort(every);
             throw new CellFailure(phase + " failed", e.getCause());
         } catch (TimeoutException e) {
-            abort(both);
+            abort(every);
             throw new CellFailure(phase + " did not finish within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos)
                     + " s (a message lost, or the contender stalled)", null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            abort(both);
+            abort(every);
             throw new CellFailure(phase + " interrupted", e);
         }
     }
@@ -70,15 +93,15 @@ final class PhaseRunner {
         }
     }
 
-    /** Closes the link so that a side still blocked returns, and waits a bounded while for both to settle. */
-    private void abort(CompletableFuture<Void> both) {
+    /** Closes the link so that a task still blocked returns, and waits a bounded while for all to settle. */
+    private void abort(CompletableFuture<Void> every) {
         link.close();
         try {
-            both.get(10, TimeUnit.SECONDS);
+            every.get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException expected) {
-            // The side that did not fail first usually fails now, on the closed link; the first failure is reported.
+            // The tasks that did not fail first usually fail now, on the closed link; the first failure is reported.
         }
     }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
+import org.rds4j.EaddrinuseException;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
@@ -21,6 +22,10 @@ import org.rds4j.bench.Link;
  * the given transport ({@code tcp}: a real TCP connection between the stacks, framed as the kernel's RDS/TCP;
  * {@code loopback}: the protocol between stacks of one JVM without sockets).
  *
+ * <p>A variant holds several socket pairs between the two stacks ({@link #multipath}): the harness drives each pair
+ * with its own threads, each socket is bound to a port that hashes to a lane of its own, and the link checks at the
+ * end of the cell that the messages went over those lanes.
+ *
  * <p>Each stack gets a TCP port of its own choosing rather than 16385, so that the benchmark can run beside a kernel
  * RDS, an rds4j tool or another benchmark on the same machine. Socket buffers are at least four messages, so that a
  * 1 MiB message fits the send budget and the receiver's budget holds a few in flight.
@@ -33,6 +38,11 @@ public final class Rds4jContender implements Contender {
     private final String transport;
     private final String name;
     private final UnaryOperator<RdsStackConfig.Builder> tuning;
+    /** Socket pairs; above 1, each socket is bound to a port on a lane of its own. */
+    private final int pairs;
+    /** The paths each stack offers, as {@code tuning} sets them (checked at the end of a multi-pair cell). */
+    private final int paths;
+    private final String detail;
 
     /** rds4j with the default stack settings over {@code transport}, named {@code rds4j-TRANSPORT}. */
     public Rds4jContender(String transport) {
@@ -44,9 +54,34 @@ public final class Rds4jContender implements Contender {
      * ({@code new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true))}) or TLS properties.
      */
     public Rds4jContender(String transport, String name, UnaryOperator<RdsStackConfig.Builder> tuning) {
+        this(transport, name, tuning, 1, RdsStackConfig.builder().build().paths(), "");
+    }
+
+    /**
+     * {@code paths} is what the end-of-cell check takes the stacks' offer to be; it must match what {@code tuning}
+     * sets (a test gives a different one to see the check fail).
+     */
+    Rds4jContender(String transport, String name, UnaryOperator<RdsStackConfig.Builder> tuning, int pairs,
+            int paths, String detail) {
         this.transport = transport;
         this.name = name;
         this.tuning = tuning;
+        this.pairs = pairs;
+        this.paths = paths;
+        this.detail = detail;
+    }
+
+    /**
+     * {@code pairs} socket pairs over TCP between the two stacks, each stack offering {@code paths} paths and running
+     * {@code ioThreads} TCP I/O threads ({@code tcp.ioThreads}). The sockets' ports hash to different lanes (as many
+     * as there are paths), so with 8 paths and 8 pairs every pair has a TCP connection of its own, and with 1 path all
+     * share one.
+     */
+    public static Rds4jContender multipath(String name, int pairs, int paths, int ioThreads, String why) {
+        return new Rds4jContender("tcp", name, b -> b.paths(paths).property("tcp.ioThreads",
+                Integer.toString(ioThreads)), pairs, paths, ", " + pairs + " socket pairs (each driven by a sender and "
+                + "a receiver thread of its own, ports hashing to " + Math.min(pairs, 8) + " different lanes), paths("
+                + paths + "), tcp.ioThreads " + ioThreads + why);
     }
 
     @Override
@@ -56,8 +91,9 @@ public final class Rds4jContender implements Contender {
 
     @Override
     public String description() {
-        return "rds4j, two stacks (127.0.0.1, 127.0.0.2), transport \"" + transport + "\", blocking sockets, one "
-                + "reused send buffer, receive(ByteBuffer, RdsMessageInfo, flags) into one reused buffer";
+        return "rds4j, two stacks (127.0.0.1, 127.0.0.2), transport \"" + transport + "\"" + detail + ", blocking "
+                + "sockets, one reused send buffer, receive(ByteBuffer, RdsMessageInfo, flags) into one reused buffer"
+                + (pairs > 1 ? " per socket" : "");
     }
 
     @Override
@@ -73,10 +109,19 @@ public final class Rds4jContender implements Contender {
             try {
                 RdsStack a = stack("bench-a", hostA, tcpPort, buffer, opened);
                 RdsStack b = stack("bench-b", hostB, tcpPort, buffer, opened);
-                RdsSocket sa = socket(a, hostA, buffer, opened);
-                RdsSocket sb = socket(b, hostB, buffer, opened);
-                return new Rds4jLink(new Rds4jEndpoint(sa, sb.localAddress()),
-                        new Rds4jEndpoint(sb, sa.localAddress()), opened);
+                RdsSocket[] sa = new RdsSocket[pairs];
+                RdsSocket[] sb = new RdsSocket[pairs];
+                for (int p = 0; p < pairs; p++) {
+                    sa[p] = socket(a, hostA, buffer, p, opened);
+                    sb[p] = socket(b, hostB, buffer, p, opened);
+                }
+                Rds4jEndpoint[] ea = new Rds4jEndpoint[pairs];
+                Rds4jEndpoint[] eb = new Rds4jEndpoint[pairs];
+                for (int p = 0; p < pairs; p++) {
+                    ea[p] = new Rds4jEndpoint(sa[p], sb[p].localAddress());
+                    eb[p] = new Rds4jEndpoint(sb[p], sa[p].localAddress());
+                }
+                return new Rds4jLink(a, b, ea, eb, opened);
             } catch (IOException e) {
                 closeAll(opened);
                 last = e;
@@ -99,7 +144,8 @@ public final class Rds4jContender implements Contender {
         return s;
     }
 
-    private RdsSocket socket(RdsStack stack, InetAddress address, int buffer, List<AutoCloseable> opened)
+    /** Socket {@code pair} of a stack: bound to any port for one pair, else to a port on lane {@code pair}. */
+    private RdsSocket socket(RdsStack stack, InetAddress address, int buffer, int pair, List<AutoCloseable> opened)
             throws IOException {
         RdsSocket s = stack.openSocket();
         opened.add(s);
@@ -108,8 +154,21 @@ public final class Rds4jContender implements Contender {
         s.setOption(RdsSocketOptions.SO_RCVBUF, buffer);
         s.setOption(RdsSocketOptions.SO_SNDTIMEO, CALL_TIMEOUT);
         s.setOption(RdsSocketOptions.SO_RCVTIMEO, CALL_TIMEOUT);
-        s.bind(new InetSocketAddress(address, 0));
-        return s;
+        if (pairs == 1) {
+            s.bind(new InetSocketAddress(address, 0));
+            return s;
+        }
+        // Lanes of 8 whatever this contender's paths: the 1-path and 8-path cells then use the very same ports.
+        EaddrinuseException taken = null;
+        for (int port : Lanes.candidates(pair % 8, 8, Lanes.FIRST_PORT)) {
+            try {
+                s.bind(new InetSocketAddress(address, port));
+                return s;
+            } catch (EaddrinuseException e) {
+                taken = e;                           // one of the stack's own ports (acknowledgement pings): next
+            }
+        }
+        throw new IOException("no free RDS port on lane " + pair % 8 + " of " + address, taken);
     }
 
     /** A TCP port free on both addresses a moment ago. */
@@ -140,12 +199,16 @@ public final class Rds4jContender implements Contender {
         }
     }
 
-    private static final class Rds4jLink implements Link {
-        private final Endpoint a;
-        private final Endpoint b;
+    private final class Rds4jLink implements Link {
+        private final RdsStack stackA;
+        private final RdsStack stackB;
+        private final Rds4jEndpoint[] a;
+        private final Rds4jEndpoint[] b;
         private final List<AutoCloseable> opened;
 
-        Rds4jLink(Endpoint a, Endpoint b, List<AutoCloseable> opened) {
+        Rds4jLink(RdsStack stackA, RdsStack stackB, Rds4jEndpoint[] a, Rds4jEndpoint[] b, List<AutoCloseable> opened) {
+            this.stackA = stackA;
+            this.stackB = stackB;
             this.a = a;
             this.b = b;
             this.opened = opened;
@@ -153,12 +216,54 @@ public final class Rds4jContender implements Contender {
 
         @Override
         public Endpoint a() {
-            return a;
+            return a[0];
         }
 
         @Override
         public Endpoint b() {
-            return b;
+            return b[0];
+        }
+
+        @Override
+        public int pairs() {
+            return a.length;
+        }
+
+        @Override
+        public Endpoint a(int pair) {
+            return a[pair];
+        }
+
+        @Override
+        public Endpoint b(int pair) {
+            return b[pair];
+        }
+
+        /** With several pairs: each direction's messages went over the lanes the sockets' ports hash to. */
+        @Override
+        public void verify() throws IOException {
+            if (a.length > 1) {
+                InetAddress hostA = b[0].peer().getAddress();
+                InetAddress hostB = a[0].peer().getAddress();
+                Lanes.verify(stackA, hostB, transport, paths, ports(a), sent(a));
+                Lanes.verify(stackB, hostA, transport, paths, ports(b), sent(b));
+            }
+        }
+
+        private static int[] ports(Rds4jEndpoint[] endpoints) {
+            int[] out = new int[endpoints.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = endpoints[i].localPort();
+            }
+            return out;
+        }
+
+        private static long[] sent(Rds4jEndpoint[] endpoints) {
+            long[] out = new long[endpoints.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = endpoints[i].sent();
+            }
+            return out;
         }
 
         @Override

@@ -18,6 +18,8 @@ final class Rds4jEndpoint implements Endpoint {
     private final RdsSocket socket;
     private final InetSocketAddress peer;
     private final RdsMessageInfo info = new RdsMessageInfo();
+    /** Messages sent; written by the one thread using the endpoint, read after the phase that thread ran. */
+    private long sent;
 
     Rds4jEndpoint(RdsSocket socket, InetSocketAddress peer) {
         this.socket = socket;
@@ -27,6 +29,22 @@ final class Rds4jEndpoint implements Endpoint {
     @Override
     public void send(ByteBuffer message) throws IOException {
         socket.send(message, peer);
+        sent++;
+    }
+
+    /** How many messages this endpoint sent. */
+    long sent() {
+        return sent;
+    }
+
+    /** The socket this endpoint sends to. */
+    InetSocketAddress peer() {
+        return peer;
+    }
+
+    /** The RDS port the endpoint's socket is bound to. */
+    int localPort() {
+        return socket.localAddress().getPort();
     }
 
     @Override

@@ -27,7 +27,7 @@ final class Lanes {
 
     /** The lane a socket bound to {@code port} sends on when {@code lanes} (a power of two) are in use. */
     static int laneOf(int port, int lanes) {
-        return lanes == 1 ? 0 : jhash1Word(port) & (lanes - 1);
+        return org.rds4j.core.conn.Connection.laneOf(port, lanes);
     }
 
     /**
@@ -96,29 +96,5 @@ final class Lanes {
                     + " paths): " + String.join("; ", wrong) + "; messages numbered per path: "
                     + java.util.Arrays.toString(carried));
         }
-    }
-
-    /** Bob Jenkins' lookup3 hash of one 32-bit word with seed 0 (the kernel's {@code jhash_1word}). */
-    static int jhash1Word(int word) {
-        int a = 0xdeadbeef + 4;
-        int b = a;
-        int c = a;
-        a += word;
-        // lookup3's final mix of (a, b, c).
-        c ^= b;
-        c -= Integer.rotateLeft(b, 14);
-        a ^= c;
-        a -= Integer.rotateLeft(c, 11);
-        b ^= a;
-        b -= Integer.rotateLeft(a, 25);
-        c ^= b;
-        c -= Integer.rotateLeft(b, 16);
-        a ^= c;
-        a -= Integer.rotateLeft(c, 4);
-        b ^= a;
-        b -= Integer.rotateLeft(a, 14);
-        c ^= b;
-        c -= Integer.rotateLeft(b, 24);
-        return c;
     }
 }

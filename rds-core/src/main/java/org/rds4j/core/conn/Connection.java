@@ -128,6 +128,18 @@ public final class Connection {
     }
 
     /**
+     * The lane a socket bound to {@code port} uses when {@code lanes} paths are in use: the kernel's hash of the bound
+     * port. For tools and benchmarks that want sockets on chosen lanes.
+     *
+     * @param port the socket's RDS port, 0 to 65535
+     * @param lanes the number of paths in use: 1, 2, 4 or 8
+     * @return the lane, 0 to {@code lanes - 1}
+     */
+    public static int laneOf(int port, int lanes) {
+        return lanes == 1 ? 0 : Multipath.jhash1Word(port) & (lanes - 1);
+    }
+
+    /**
      * One of the connection's paths, the kernel's {@code rds_conn_path}.
      *
      * @param index the path index, 0 to {@code pathCount() - 1}

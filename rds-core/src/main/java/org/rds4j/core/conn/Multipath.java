@@ -65,8 +65,7 @@ final class Multipath {
      * messages on one path; this one spreads ports as a kernel host does.
      */
     int laneFor(int port) {
-        int n = lanes;
-        return n == 1 ? 0 : jhash1Word(port) & (n - 1);
+        return Connection.laneOf(port, lanes);
     }
 
     /**

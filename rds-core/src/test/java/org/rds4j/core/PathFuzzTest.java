@@ -435,11 +435,14 @@ class PathFuzzTest {
                 assertArrayEquals(new byte[CongestionMap.BYTES], map, "no whole map arrived: nothing congested");
             }
             checkBounded();
-            Set<Long> pongs = new HashSet<>();
             for (FuzzTransport.Conn c : transport.connections) {
+                // Per connection: a pong resent after a reset and then a peer restart is renumbered (docs/reliability.md,
+                // "Peer restarts", as the kernel splices its retransmit list into the send queue on a reset), so across
+                // connections one pong may show two numbers.
+                Set<Long> pongs = new HashSet<>();
                 checkWritten(c.written.toByteArray(), pongs);
+                assertTrue(pongs.size() <= pings, pongs.size() + " pongs on one connection for " + pings + " pings");
             }
-            assertTrue(pongs.size() <= pings, pongs.size() + " pongs for " + pings + " pings");
         }
 
         /** Everything the stack wrote is RDS that any receiver (ours included) accepts. */

@@ -40,7 +40,7 @@ class CongestionMapFuzzTest {
         byte[] model = new byte[CongestionMap.BYTES];
         ByteBuffer buffer = ByteBuffer.allocate(length);
         buffer.put(wire, 0, Math.min(length, wire.length));
-        buffer.flip();
+        buffer.clear();                                  // all `length` bytes, the map's and any beyond it
         long generation = map.generation();
         if (length != CongestionMap.BYTES) {
             assertThrows(IllegalArgumentException.class, () -> map.replace(buffer));

@@ -1,0 +1,198 @@
+package org.rds4j.core;
+
+import java.io.ByteArrayOutputStream;
+import java.lang.reflect.Field;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.RdsTransport;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.TransportHost;
+import org.rds4j.core.spi.TransportInstance;
+
+/**
+ * A transport for fuzzing one {@link CoreStack} through the SPI, with no I/O and no thread: the fuzz test is the
+ * peer and the transport's I/O thread at once. It offers incoming connections ({@link #accept}), feeds them bytes,
+ * runs the transmit passes the core asks for into a sink that keeps the bytes, and reports {@code onClosed} after
+ * the core closed or aborted a connection, as a real transport does, but only when the test calls {@link Conn#pump}:
+ * never from inside a handler call, so the SPI's one-call-at-a-time rule holds. Outgoing connects fail at once (the
+ * fuzzed peer has the smaller address and always calls us).
+ *
+ * <p>Installed into the stack's transport table by reflection, as {@link CapturingTransport} is: rds-core's tests
+ * have no transport on the service path.
+ */
+final class FuzzTransport implements RdsTransport {
+    static final String NAME = "fuzz";
+
+    private TransportHost host;
+    final List<Conn> connections = new ArrayList<>();
+    final AtomicInteger connectCalls = new AtomicInteger();
+
+    static FuzzTransport install(CoreStack stack) throws ReflectiveOperationException {
+        FuzzTransport t = new FuzzTransport();
+        Field f = CoreStack.class.getDeclaredField("transports");
+        f.setAccessible(true);
+        @SuppressWarnings("unchecked")
+        Map<String, TransportBinding> transports = (Map<String, TransportBinding>) f.get(stack);
+        transports.put(NAME, new TransportBinding(stack, t));
+        return t;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public TransportInstance open(TransportHost host) {
+        this.host = host;
+        return new TransportInstance() {
+            @Override
+            public boolean canBind(InetAddress address) {
+                return true;
+            }
+
+            @Override
+            public void listen(InetAddress local) {
+            }
+
+            @Override
+            public void unlisten(InetAddress local) {
+            }
+
+            @Override
+            public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
+                connectCalls.incrementAndGet();
+                handler.onConnectFailed(new ConnectException("the fuzzed peer only connects to us"));
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    /** The peer opens a connection; null if the core refused it (the transport would reset it). */
+    Conn accept(InetSocketAddress local, InetSocketAddress remote) {
+        Conn c = new Conn(local, remote);
+        c.handler = host.accept(c);
+        if (c.handler == null) {
+            return null;
+        }
+        connections.add(c);
+        return c;
+    }
+
+    /** One connection. Written by the core from any thread (requests, close); driven by the test's thread. */
+    static final class Conn implements TransportConnection {
+        final InetSocketAddress local;
+        final InetSocketAddress remote;
+        ConnectionHandler handler;
+        final AtomicBoolean transmitRequested = new AtomicBoolean();
+        final AtomicBoolean closedByCore = new AtomicBoolean();
+        /** onClosed was delivered: nothing more may be called. */
+        boolean finished;
+        /** Every byte the core wrote, in order. */
+        final ByteArrayOutputStream written = new ByteArrayOutputStream();
+
+        Conn(InetSocketAddress local, InetSocketAddress remote) {
+            this.local = local;
+            this.remote = remote;
+        }
+
+        /** Open from the transport's point of view: bytes may still be delivered. */
+        boolean open() {
+            return !finished && !closedByCore.get();
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return local;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress() {
+            return remote;
+        }
+
+        @Override
+        public void requestTransmit() {
+            transmitRequested.set(true);
+        }
+
+        @Override
+        public void close() {
+            closedByCore.set(true);
+        }
+
+        @Override
+        public void abort() {
+            closedByCore.set(true);
+        }
+
+        /** Bytes from the peer; ignored once the connection is closed, as TCP would after a reset. */
+        void feed(ByteBuffer bytes) {
+            if (open()) {
+                handler.onBytes(bytes);
+            }
+        }
+
+        /**
+         * What the transport's thread would do next: report a close the core asked for, or run one requested
+         * transmit pass into a sink that takes {@code frames} frames, then report what left.
+         */
+        void pump(int frames) {
+            if (finished) {
+                return;
+            }
+            if (closedByCore.get()) {
+                finish(null);
+                return;
+            }
+            if (transmitRequested.getAndSet(false)) {
+                int[] left = {frames};
+                handler.transmit(new FrameSink() {
+                    @Override
+                    public boolean isWritable() {
+                        return left[0] > 0;
+                    }
+
+                    @Override
+                    public void write(ByteBuffer header, ByteBuffer payload) {
+                        left[0]--;
+                        for (ByteBuffer b : new ByteBuffer[] {header, payload}) {
+                            byte[] bytes = new byte[b.remaining()];
+                            b.duplicate().get(bytes);
+                            written.writeBytes(bytes);
+                        }
+                    }
+
+                    @Override
+                    public long streamOffset() {
+                        return written.size();
+                    }
+                });
+                handler.onTransmitted(written.size());
+                if (left[0] <= 0) {
+                    transmitRequested.set(true);     // full: the transport calls again once it drained
+                }
+            }
+        }
+
+        /** The connection ends: by the peer ({@code cause} may be null for an orderly close) or after the core's. */
+        void finish(Throwable cause) {
+            if (!finished) {
+                finished = true;
+                handler.onClosed(cause);
+            }
+        }
+    }
+}

@@ -10,7 +10,8 @@ import org.rds4j.EaddrinuseException;
 /**
  * Which socket holds which (address, port): the kernel's bind hash. Port 0 asks for a free port, searched from a
  * random start upwards as the kernel does, skipping 0 and the reserved probe port 1. The stack also reserves a few
- * ports for itself ({@link #RESERVED}), which no socket can then bind.
+ * ports for its acknowledgement pings ({@link #RESERVED}): the free-port search skips them, and a socket that asks for
+ * one by number takes it over (the stack then stops using it).
  */
 final class BindTable {
     /** The owner of a port the stack keeps for its own pings. */
@@ -46,6 +47,12 @@ final class BindTable {
         }
 
         /** Under the table's monitor. */
+        boolean replace(int port, Object expected, Object owner) {
+            AtomicReferenceArray<Object> page = pages.get(port >>> 8);
+            return page != null && page.compareAndSet(port & 0xFF, expected, owner);
+        }
+
+        /** Under the table's monitor. */
         boolean remove(int port, Object owner) {
             AtomicReferenceArray<Object> page = pages.get(port >>> 8);
             return page != null && page.compareAndSet(port & 0xFF, owner, null);
@@ -64,12 +71,12 @@ final class BindTable {
             throws EaddrinuseException {
         AddressPorts ports = addresses.computeIfAbsent(address, a -> new AddressPorts());
         if (port != 0) {
-            if (!ports.putIfAbsent(port, socket)) {
-                Object holder = ports.get(port);
+            // A port the stack reserved for its acknowledgement pings yields to an application that asks for it by
+            // number: a kernel would never refuse that bind. The stack stops pinging from it (see isReserved).
+            if (!ports.putIfAbsent(port, socket) && !(socket != RESERVED && ports.replace(port, RESERVED, socket))) {
                 throw new EaddrinuseException(SocketAddresses.format(new InetSocketAddress(address, port))
-                        + " is already bound ("
-                        + (holder == RESERVED ? "the stack uses it for its acknowledgement pings" : "by another"
-                        + " socket of this stack") + "); bind another port, or port 0 for a free one");
+                        + " is already bound by another socket of this stack; bind another port, or port 0 for a"
+                        + " free one");
             }
             countSocket(ports, socket, 1);
             return port;
@@ -108,6 +115,12 @@ final class BindTable {
         AddressPorts ports = addresses.get(address);
         Object o = ports == null ? null : ports.get(port);
         return o instanceof CoreSocket ? (CoreSocket) o : null;
+    }
+
+    /** Whether {@code address:port} is still the stack's own (not taken over by a socket since). Any thread, no lock. */
+    boolean isReserved(InetAddress address, int port) {
+        AddressPorts ports = addresses.get(address);
+        return ports != null && ports.get(port) == RESERVED;
     }
 
     /** Whether any socket of this stack is bound on {@code address}: then the address is this host's own. */

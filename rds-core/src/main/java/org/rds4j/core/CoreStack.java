@@ -378,6 +378,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     @Override
+    public boolean isAckPort(InetAddress local, int port) {
+        return bindTable.isReserved(local, port);
+    }
+
+    @Override
     public long nanoTime() {
         return System.nanoTime();
     }

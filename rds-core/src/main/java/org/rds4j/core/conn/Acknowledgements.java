@@ -138,8 +138,8 @@ final class Acknowledgements {
                 if (Long.compareUnsigned(pingSeq[slot], newest) > 0) {
                     newest = pingSeq[slot];
                 }
-            } else if (quarantinedSince[slot] == 0 && free < 0) {
-                free = slot;
+            } else if (quarantinedSince[slot] == 0 && free < 0 && env.isAckPort(local, ports[slot])) {
+                free = slot;                          // (an application may have taken the port over)
             }
         }
         boolean covered = newestSent == 0 || (newest != 0 && Long.compareUnsigned(newest, newestSent) >= 0);
@@ -214,8 +214,8 @@ final class Acknowledgements {
         }
         long result = NOT_OURS;
         for (int i = 0; i < ports.length; i++) {
-            if (ports[i] != port) {
-                continue;
+            if (ports[i] != port || pingSeq[i] == 0 && !env.isAckPort(local, port)) {
+                continue;                             // not ours, or ours no longer: an application's pong
             }
             askingSinceNanos = 0;                     // any answer, even a late one, shows that the peer answers
             if (pingSeq[i] != 0) {

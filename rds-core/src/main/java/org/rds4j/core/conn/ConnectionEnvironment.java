@@ -81,6 +81,16 @@ public interface ConnectionEnvironment {
     int[] ackPorts(InetAddress local, int atLeast);
 
     /**
+     * Whether {@code port} of {@code local}, once handed out by {@link #ackPorts}, is still the stack's: an application
+     * that binds it by number takes it over, and then no new ping may come from it.
+     *
+     * @param local our address
+     * @param port an acknowledgement port
+     * @return true while the stack still holds it
+     */
+    boolean isAckPort(InetAddress local, int port);
+
+    /**
      * The time, as {@link System#nanoTime()}; tests drive it.
      *
      * @return the time in nanoseconds, meaningful only as a difference

@@ -93,6 +93,14 @@ final class FakeEnvironment implements ConnectionEnvironment {
         return ackPorts.clone();
     }
 
+    /** Ports a test took away, as an application's bind takes an acknowledgement port over. */
+    final java.util.Set<Integer> takenAckPorts = new java.util.HashSet<>();
+
+    @Override
+    public boolean isAckPort(InetAddress local, int port) {
+        return !takenAckPorts.contains(port);
+    }
+
     /** Time is the scheduler's virtual time, so maintenance timers and the ack fallback follow the test. */
     @Override
     public long nanoTime() {

@@ -243,7 +243,12 @@ public final class Connection {
         if (!initiates() && encodesPaths) {
             onTimer(this::dropMisplaced);
         }
-        if (initiates()) {                         // on the timer: a path never takes another path's monitor
+        connectExtraPaths();
+    }
+
+    /** On the smaller address, connects paths 1 and up that are down (on the timer: no path monitor nests). */
+    void connectExtraPaths() {
+        if (initiates()) {
             int lanes = multipath.lanes();
             onTimer(() -> {
                 for (int i = 1; i < lanes; i++) {

@@ -64,6 +64,10 @@ public final class ConnectionPath {
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
     private long lastPassEnd;
+    /** When the current connection came up. */
+    private long upSinceNanos;
+    /** How long path 0 waits for the peer to confirm the lanes on a new connection before the others go anyway. */
+    private static final long CONFIRM_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Counts peer restarts: connections up before the last one carry acknowledgements of an older numbering. */
     private long numbering;
 
@@ -372,7 +376,8 @@ public final class ConnectionPath {
         if (shutdown || env.isClosing()) {
             return;
         }
-        if (index > 0 && (!connection.initiates() || index >= connection.lanes())) {
+        if (index > 0 && (!connection.initiates() || index >= connection.lanes()
+                || !connection.multipath().confirmed())) {
             return;                                  // only the smaller address opens extra paths, once agreed
         }
         state = PathState.CONNECTING;
@@ -477,6 +482,7 @@ public final class ConnectionPath {
     private PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
         pc.numbering = numbering;
+        upSinceNanos = env.nanoTime();
         reconnect.upAndCancel();
         congestionUpdateQueued = true;               // the map goes first on every new connection
         long now = env.nanoTime();
@@ -506,6 +512,9 @@ public final class ConnectionPath {
             state = PathState.DOWN;
             liveness.stop();
             probeSent = false;                       // path 0 probes again when it is back
+            if (index == 0) {
+                connection.multipath().path0Down();  // the extra paths wait for the peer to confirm again
+            }
             if (wasUp) {
                 resets++;
                 env.statistics().increment(Counter.CONN_RESET);
@@ -600,6 +609,10 @@ public final class ConnectionPath {
             drop(dead, "nothing heard from the peer for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms");
         } else if (kick != null) {
             kick.requestTransmit();
+        }
+        if (index == 0 && !connection.multipath().confirmed() && env.nanoTime() - upSinceNanos > CONFIRM_NANOS
+                && connection.multipath().confirmAnyway()) {
+            connection.connectExtraPaths();          // a peer that answers no probe: the lanes it agreed stay
         }
     }
 

@@ -31,6 +31,12 @@ final class Multipath {
     private volatile int peerOffer;
     private volatile boolean peerEncodesPaths;
     private volatile int lanes = 1;
+    /**
+     * Whether the peer has confirmed its offer on the current connection of path 0. After path 0 drops, the extra
+     * paths wait for a probe or pong on the new one before they connect again: the peer may have restarted, and a
+     * new incarnation would place connections arriving before its first probe on the wrong paths.
+     */
+    private volatile boolean confirmed = true;
     /** Path 0's last sequence number when the lanes opened, {@link #PENDING}, or {@link #NONE}. */
     private volatile long catchUpSeq = NONE;
 
@@ -70,8 +76,8 @@ final class Multipath {
 
     /**
      * A multipath probe or its pong arrived with the peer's offer ({@code npaths}, 0 if it carried none, which means
-     * one path) and whether it carried SPORT_IDX. Returns true if the lanes opened just now: the caller starts the
-     * extra paths.
+     * one path) and whether it carried SPORT_IDX. Returns true if the extra paths may connect now: the lanes opened,
+     * or the peer confirmed them again after path 0 came back.
      */
     boolean peerOffered(long npaths, boolean encodesPaths) {
         int peer = npaths <= 0 ? 1 : (int) Math.min(npaths, 8);
@@ -79,8 +85,10 @@ final class Multipath {
         peerEncodesPaths = encodesPaths;
         int agreed = Integer.highestOneBit(Math.min(peer, offered));
         int before = lanes;
+        boolean wasConfirmed = confirmed;
+        confirmed = true;
         if (agreed == before) {
-            return false;
+            return !wasConfirmed && agreed > 1;       // the extra paths may connect again
         }
         if (before == 1) {
             catchUpSeq = PENDING;                     // before the new lane count is visible to senders
@@ -88,7 +96,24 @@ final class Multipath {
         lanes = agreed;
         log.debug("{}: {} paths (peer offers {}, we offer {}{})", connection, agreed, peer, offered,
                 encodesPaths ? ", peer encodes paths in its ports" : "");
-        return before == 1 && agreed > 1;
+        return agreed > 1;
+    }
+
+    /** Path 0 lost its connection: the extra paths wait for the peer's next probe or pong before connecting. */
+    void path0Down() {
+        confirmed = false;
+    }
+
+    /** Whether paths other than 0 may connect: the peer's offer was confirmed on path 0's current connection. */
+    boolean confirmed() {
+        return confirmed;
+    }
+
+    /** The peer never confirmed on path 0's new connection (it answers no probe): go ahead without it. */
+    boolean confirmAnyway() {
+        boolean was = confirmed;
+        confirmed = true;
+        return !was && lanes > 1;
     }
 
     /** Whether paths other than 0 must hold their transmits. */

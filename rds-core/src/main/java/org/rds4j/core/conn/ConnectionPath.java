@@ -302,7 +302,7 @@ public final class ConnectionPath {
     }
 
     /**
-     * The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. The
+     * The peer restarted (new GEN_NUM): expect its numbering from the start and discard what it never acknowledged. The
      * numbering changes, so acknowledgements computed against the old one must not release anything any more:
      * only the connection the new peer made ({@code currentIsNewPeer}: the probe that told us came on it) is heard
      * for acknowledgements from now on; a connection of the old peer that still delivers is not.

@@ -314,7 +314,7 @@ public final class ConnectionPath {
         }
         int flushed = queue.flushForPeerRestart();
         receiver.peerRestarted();
-        acks.connectionReset();                // queued acknowledgement pings went; their ports quarantine
+        acks.peerRestarted();                  // the old peer's pings need no quarantine; the current one's do
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does", connection, index, flushed);
     }

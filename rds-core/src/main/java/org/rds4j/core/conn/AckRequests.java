@@ -43,6 +43,13 @@ final class AckRequests {
      * {@code force}, for liveness, says to ping anyway). Returns the connection to kick, or {@code null}.
      */
     PathConnection request(boolean force) {
+        if (connection.ackFailure() != null) {
+            return null;                              // maintain() asks whether it answers again: see retry()
+        }
+        return ping(force);
+    }
+
+    private PathConnection ping(boolean force) {
         if (path.state() != PathState.UP) {
             return null;
         }
@@ -72,11 +79,30 @@ final class AckRequests {
         if (!connection.peerAcks() && acks.unanswered(now, PEER_SILENT_NANOS)) {
             giveUp(now);
         }
-        if (kick == null && connection.ackFailure() != null && acks.overdue(now, UNANSWERED_RETRY_NANOS)) {
-            kick = request(true);                     // does it answer again?
+        if (kick == null && connection.ackFailure() != null) {
+            if (acks.overdue(now, UNANSWERED_RETRY_NANOS)) {
+                kick = retry();                       // does it answer again?
+            }
         } else if (kick == null && queue.hasSent() && acks.overdue(now, ACK_FALLBACK_NANOS)) {
             kick = request(false);
         }
+        return kick;
+    }
+
+    /**
+     * Asks a peer that answers no ping whether it does again, from a port already quarantined if there is one; no
+     * other ping goes meanwhile (a pong could release nothing the peer's sockets did not already see failed).
+     */
+    private PathConnection retry() {
+        int slot = acks.slotForRetry();
+        if (slot < 0 || path.state() != PathState.UP) {
+            return ping(true);
+        }
+        OutgoingMessage ping = OutgoingMessage.ping(acks.port(slot));
+        PathConnection kick = path.enqueueLocked(ping);
+        acks.retryQueued(slot);
+        acks.progress(env.nanoTime());
+        env.statistics().increment(Counter.ACK_PING_SENT);
         return kick;
     }
 

@@ -43,12 +43,16 @@ final class Acknowledgements {
     private long[] pingSeq;
     /** The connection epoch that ping was sent in. */
     private long[] pingEpoch;
-    /** When that ping was queued. */
+    /** When that ping was written; until then it cannot be answered, so it does not expire. */
     private long[] pingSentNanos;
+    /** Whether that ping was written (a reset or a failure drops unwritten pings from the queue). */
+    private boolean[] pingWritten;
     /** Non-zero: the port had a ping outstanding when the epoch with this number began (see the class comment). */
     private long[] quarantinedSince;
     /** Counts connections: a reset starts a new epoch. */
     private long epoch;
+    /** The epoch the current connection began in: pings of earlier connections have an older {@code pingEpoch}. */
+    private long connectionEpoch;
     private int nextSlot;
 
     /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
@@ -84,6 +88,9 @@ final class Acknowledgements {
     /** A frame went out carrying our h_ack, which covers everything received so far. */
     void wrote(OutgoingMessage m) {
         owed = false;
+        if (m.ackPing) {
+            pingWritten(m.sequence);
+        }
         if (m == ackOnly) {
             ackOnlyQueued = false;
             env.statistics().increment(org.rds4j.core.RdsCounters.Counter.ACK_SENT);
@@ -105,9 +112,27 @@ final class Acknowledgements {
         return ackOnly;
     }
 
-    /** The path dropped everything it held, the ack-only message with it: it may be queued again. */
+    /**
+     * The path dropped everything it held, the ack-only message with it: it may be queued again. Pings not yet
+     * written went too: their slots are free (written ones may still be answered: they stay until they expire).
+     */
     void queueCleared() {
         ackOnlyQueued = false;
+        for (int i = 0; pingSeq != null && i < pingSeq.length; i++) {
+            if (pingSeq[i] != 0 && !pingWritten[i]) {
+                pingSeq[i] = 0;
+            }
+        }
+    }
+
+    private void pingWritten(long seq) {
+        for (int i = 0; pingSeq != null && i < pingSeq.length; i++) {
+            if (pingSeq[i] == seq && !pingWritten[i]) {
+                pingWritten[i] = true;
+                pingSentNanos[i] = env.nanoTime();
+                return;
+            }
+        }
     }
 
     // ---------------------------------------------------------------------------------------- owed to us
@@ -159,6 +184,7 @@ final class Acknowledgements {
         pingSeq[slot] = seq;
         pingEpoch[slot] = epoch;
         pingSentNanos[slot] = now;
+        pingWritten[slot] = false;
         nextSlot = (slot + 1) % ports.length;
         if (askingSinceNanos == 0) {
             askingSinceNanos = now;
@@ -176,7 +202,7 @@ final class Acknowledgements {
         }
         int expired = 0;
         for (int i = 0; i < pingSeq.length; i++) {
-            if (pingSeq[i] != 0 && nowNanos - pingSentNanos[i] >= expiryNanos) {
+            if (pingSeq[i] != 0 && pingWritten[i] && nowNanos - pingSentNanos[i] >= expiryNanos) {
                 if (expired++ == 0) {
                     epoch++;                          // pings from now on are younger than the expired ones
                 }
@@ -194,6 +220,30 @@ final class Acknowledgements {
      */
     boolean unanswered(long nowNanos, long limitNanos) {
         return askingSinceNanos != 0 && nowNanos - askingSinceNanos >= limitNanos;
+    }
+
+    /**
+     * A port for asking a peer that answers no ping whether it answers again: one already quarantined, or -1 if none
+     * is. Its answer proves nothing (it is LATE, as any answer to that port), but shows the peer answers; asking from
+     * fresh ports instead would quarantine a new one every 2 s of silence until none was left, and a path with no
+     * port left never asks again, even once the peer answers.
+     */
+    int slotForRetry() {
+        for (int i = 0; quarantinedSince != null && i < quarantinedSince.length; i++) {
+            if (quarantinedSince[i] != 0 && pingSeq[i] == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** A retry ping went from quarantined {@code slot}: only a pong to a ping sent after it may lift the quarantine. */
+    void retryQueued(int slot) {
+        epoch++;
+        quarantinedSince[slot] = epoch;
+        if (askingSinceNanos == 0) {
+            askingSinceNanos = env.nanoTime();
+        }
     }
 
     /** We stopped waiting (the messages were failed): the next ping starts a new wait. */
@@ -235,15 +285,39 @@ final class Acknowledgements {
 
     /** A reset: pings outstanding may be answered late, or never; quarantine their ports. */
     void connectionReset() {
+        quarantineOutstanding();
+        connectionEpoch = epoch;
+    }
+
+    /**
+     * The peer restarted (a new generation): pings sent on connections before the current one went to the old peer,
+     * whose answers can only come on its own connections, and those no longer count (ConnectionPath#numbering), so
+     * their ports leave quarantine. Without this a path whose ports were all quarantined under the old peer never
+     * pinged again. Pings sent on the current connection may have reached the new peer: quarantined as on a reset.
+     */
+    void peerRestarted() {
+        if (quarantinedSince != null) {
+            for (int i = 0; i < quarantinedSince.length; i++) {
+                if (quarantinedSince[i] != 0 && pingEpoch[i] < connectionEpoch) {
+                    quarantinedSince[i] = 0;
+                }
+            }
+        }
+        quarantineOutstanding();
+    }
+
+    private void quarantineOutstanding() {
         epoch++;
-        askingSinceNanos = 0;                         // a new connection gets the full time to answer
+        askingSinceNanos = 0;                         // a new connection, or a new peer, gets the full time to answer
         if (pingSeq == null) {
             return;
         }
         for (int i = 0; i < pingSeq.length; i++) {
             if (pingSeq[i] != 0) {
                 pingSeq[i] = 0;
-                quarantinedSince[i] = epoch;
+                if (pingWritten[i]) {
+                    quarantinedSince[i] = epoch;      // unwritten ones left the queue unanswerable: no quarantine
+                }
             }
         }
     }
@@ -261,6 +335,7 @@ final class Acknowledgements {
         pingSeq = Arrays.copyOf(pingSeq == null ? new long[0] : pingSeq, ports.length);
         pingEpoch = Arrays.copyOf(pingEpoch == null ? new long[0] : pingEpoch, ports.length);
         pingSentNanos = Arrays.copyOf(pingSentNanos == null ? new long[0] : pingSentNanos, ports.length);
+        pingWritten = Arrays.copyOf(pingWritten == null ? new boolean[0] : pingWritten, ports.length);
         quarantinedSince = Arrays.copyOf(quarantinedSince == null ? new long[0] : quarantinedSince, ports.length);
         return have < ports.length ? have : -1;
     }

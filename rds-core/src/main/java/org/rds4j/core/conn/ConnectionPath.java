@@ -306,7 +306,7 @@ public final class ConnectionPath {
     }
 
     /**
-     * The peer restarted (new GEN_NUM): start the sequences again and discard what it never acknowledged. The
+     * The peer restarted (new GEN_NUM): expect its numbering from the start and discard what it never acknowledged. The
      * numbering changes, so acknowledgements computed against the old one must not release anything any more: only
      * the connection the news came on ({@code currentIsNewPeer}) keeps being heard. Another path's connection may be
      * the old peer's or already the new one's (it reconnected before the probe came); which, nobody can tell, so it
@@ -325,7 +325,7 @@ public final class ConnectionPath {
             }
             flushed = queue.flushForPeerRestart();
             receiver.peerRestarted();
-            acks.connectionReset();            // queued acknowledgement pings went; their ports quarantine
+            acks.peerRestarted();              // the old peer's pings need no quarantine; the current one's do
         }
         log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
                 + " kernel does{}", connection, index, flushed, old != null ? "; resetting this path's connection" : "");

@@ -228,9 +228,11 @@ final class SendQueue {
     }
 
     /**
-     * The peer restarted: what it never acknowledged is failed to its sockets (the kernel's flush), and numbering
-     * starts again at 1 for what was never sent. The kernel keeps old numbers on queued messages and frees by TCP
-     * position; rds4j releases by number, so it renumbers, keeping the path's numbers rising.
+     * The peer restarted: what it never acknowledged is failed to its sockets (the kernel's flush); what was never
+     * sent goes to the new peer. Numbers keep rising, never start again: the new peer may already have taken
+     * messages numbered up to the newest written on its connection before we read its probe (flushed here), and
+     * its duplicate rule drops a resent message numbered below that, which a pong would then have released unread
+     * (AcknowledgementModelTest found it). Numbers above everything written are new to it.
      *
      * @return how many messages were discarded
      */
@@ -244,11 +246,9 @@ final class SendQueue {
                 m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
             }
         }
-        nextSeq = 1;
         unsent.removeIf(q -> q.ackPing);
         for (OutgoingMessage q : unsent) {
-            q.sequence = nextSeq++;
-            q.retransmit = false;
+            q.retransmit = false;                     // the new peer never had them
         }
         counters.add(Counter.SEND_FLUSHED, flushed);
         return flushed;

@@ -291,8 +291,9 @@ final class PathHarness {
             mResets++;
         }
         // Acknowledgement pings are not resent (a late pong could not be told from a new one): sent or not, they
-        // go, and the ports of those outstanding are quarantined for the new epoch.
+        // go, and the ports of those written and outstanding are quarantined for the new epoch.
         int requeued = 0;
+        Set<Long> written = new HashSet<>(mSent);
         while (!mSent.isEmpty()) {
             long s = mSent.pollLast();
             if (isPing(s)) {
@@ -306,8 +307,10 @@ final class PathHarness {
         mEpoch++;
         for (int i = 0; i < mAckPing.length; i++) {
             if (mAckPing[i] != 0) {
+                if (written.contains(mAckPing[i])) {
+                    mQuarantine[i] = mEpoch;        // a ping never written cannot be answered: no quarantine
+                }
                 mAckPing[i] = 0;
-                mQuarantine[i] = mEpoch;
             }
         }
         expect(env.counters.get(Counter.SEND_RETRANSMITTED) == retransmittedBefore + requeued,

@@ -29,8 +29,8 @@ import org.rds4j.RdsStackConfig;
 
 /**
  * RDS's central promise under fire: many messages from 8 sockets on host A (127.0.0.1) to 8 sockets on host B
- * (127.0.0.2), through a {@link ChaosProxy} that resets the connection every 50 ms to 1 s at a random byte of either
- * direction. Every message must arrive exactly once, in its sender's order, byte for byte; and no sender may ever
+ * (127.0.0.2), over the connection's 8 paths, through a {@link ChaosProxy} that resets one of the paths' TCP
+ * connections every 50 ms to 1 s at a random byte of either direction, and all of them every 3 s. Every message must arrive exactly once, in its sender's order, byte for byte; and no sender may ever
  * hold more than its send budget (half of {@code SO_SNDBUF}) plus one message.
  *
  * <p>Sizes: 0 to 65536 bytes, log-uniform in {@code size + 1} ({@link Chaos#logUniformSize}): each power-of-two band
@@ -185,6 +185,8 @@ class ChaosReliabilityTest {
         }, 0, 2, TimeUnit.MILLISECONDS);
 
         proxy.startResets(Duration.ofMillis(50), Duration.ofSeconds(1));
+        // With 8 paths the resets above hit single lanes; now and then every lane goes at once too.
+        monitor.scheduleAtFixedRate(proxy::resetAllNow, 3, 3, TimeUnit.SECONDS);
 
         // Senders: message k of stream i, as fast as the budget allows.
         long start = System.nanoTime();

@@ -38,7 +38,9 @@ class RdsMetricsTest {
     }
 
     private static RdsStack stack(String name, InetAddress address) {
+        // One path: the test follows path 0's gauges as messages move (with 8, a socket's later messages take its lane).
         return RdsStack.create(RdsStackConfig.builder().name(name).address(address).defaultTransport("loopback")
+                .paths(1)
                 .build());
     }
 

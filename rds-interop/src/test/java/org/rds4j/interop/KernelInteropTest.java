@@ -574,7 +574,7 @@ class KernelInteropTest {
         for (int k = 0; k < count; k++) {
             if (next < resetAt.length && k == resetAt[next]) {
                 Guest.Result r = Guest.run("rdsagent kill-tcp", Duration.ofSeconds(30));
-                assertTrue(r.ok(), "kill-tcp: " + r);
+                assertKilled(r);
                 next++;
             }
             sendPattern(out, at(guest, 4600), k, (int) ((k * 2654435761L) % 4097));
@@ -689,6 +689,19 @@ class KernelInteropTest {
         }
         assertTrue(sent, "sends never went again after ping_enable=1");
         assertTrue(out.awaitSent(Duration.ofSeconds(30)), "the message after recovery was never confirmed");
+    }
+
+    /**
+     * The guest reset RDS/TCP connections. With 8 paths (and connections of earlier scenarios' stacks still closing)
+     * a socket can vanish between the agent's listing and its reset: ENOENT for those is fine, as long as some were
+     * reset and nothing else failed.
+     */
+    private static void assertKilled(Guest.Result r) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("KILLTCP done found=(\\d+) destroyed=(\\d+)")
+                .matcher(r.output());
+        assertTrue(m.find() && Integer.parseInt(m.group(2)) >= 1, "kill-tcp reset nothing: " + r);
+        assertTrue(r.output().lines().filter(l -> l.startsWith("RDSAGENT KILLTCP local=") && !l.endsWith("rc=OK"))
+                .allMatch(l -> l.endsWith("rc=No such file or directory")), "kill-tcp: " + r);
     }
 
     /** Receives message {@code k} of the pattern from {@code from}; anything else (a gap, a duplicate) fails. */

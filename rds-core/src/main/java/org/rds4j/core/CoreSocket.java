@@ -11,7 +11,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EaddrinuseException;
 import org.rds4j.EaddrnotavailException;
-import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
 import org.rds4j.EinvalException;
 import org.rds4j.EmsgsizeException;
@@ -67,6 +66,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     /** The connections from the bound address over the socket's transport, by peer: the send path's lookup. */
     private volatile Map<InetAddress, Connection> peers;
     private final SocketOptions options;
+    private final SocketReader reader;
     private final CongestionMonitor congestion = new CongestionMonitor();
     private final CongestionMonitor.Owner congestionOwner = new CongestionMonitor.Owner() {
         @Override
@@ -94,6 +94,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2);
         this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
+        this.reader = new SocketReader(receiveQueue, options, stack.statistics());
     }
 
     // ------------------------------------------------------------------------------------------------ bind
@@ -345,84 +346,17 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
 
     @Override
     public RdsDatagram receive() throws IOException {
-        return orTimeout(take(blocking ? blockingWait() : 0, false));
-    }
-
-    /** How long a blocking receive waits: SO_RCVTIMEO, or for ever. */
-    private long blockingWait() {
-        long t = options.receiveTimeoutNanos();
-        return t == 0 ? Long.MAX_VALUE : t;
-    }
-
-    /** Nothing came: EAGAIN for a call that could not wait, ETIMEDOUT (as recvmsg) when SO_RCVTIMEO ran out. */
-    private <T> T orTimeout(T item) throws IOException {
-        if (item != null) {
-            return item;
-        }
-        if (blocking && options.receiveTimeoutNanos() != 0) {
-            throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
-        }
-        throw new EagainException("no message is queued on this non-blocking socket; wait until one arrives");
+        return reader.receive(blocking);
     }
 
     @Override
     public Optional<RdsDatagram> receive(Duration timeout) throws IOException {
-        return Optional.ofNullable(take(timeout.isNegative() ? 0 : SocketOptions.saturatedNanos(timeout), false));
-    }
-
-    /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
-    private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
-        Arrival a = takeArrival(timeoutNanos, peek);
-        if (a == null) {
-            return null;
-        }
-        if (a.notification() != null) {
-            return a.notification();
-        }
-        ByteBuffer copy = ByteBuffer.allocate(a.length());
-        copy.put(0, a.payload(), 0, a.length());
-        RdsDatagram d = new RdsDatagram(a.source(), a.port(), copy, a.arrivalNanos());
-        if (!peek) {
-            receiveQueue.recycle(a);
-        }
-        return d;
+        return reader.receive(timeout);
     }
 
     @Override
     public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
-        boolean peek = (flags & MSG_PEEK) != 0;
-        boolean wait = blocking && (flags & MSG_DONTWAIT) == 0;
-        Arrival a = takeArrival(wait ? blockingWait() : 0, peek);
-        if (a == null) {
-            if (wait) {
-                throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
-            }
-            throw new EagainException("no message is queued; wait until one arrives");
-        }
-        if (a.notification() != null) {
-            info.set(a.notification(), false);
-            return 0;
-        }
-        // Straight from the arrival the I/O thread filled into the caller's buffer: the one copy on this side.
-        int len = a.length();
-        int n = Math.min(dst.remaining(), len);
-        dst.put(dst.position(), a.payload(), 0, n);
-        dst.position(dst.position() + n);
-        info.setData(a.source(), a.port(), len, n < len, a.arrivalNanos());
-        if (!peek) {
-            receiveQueue.recycle(a);
-        }
-        return n;
-    }
-
-    /** Takes (or peeks) the next item, and counts it. */
-    private Arrival takeArrival(long timeoutNanos, boolean peek) throws IOException {
-        Arrival a = receiveQueue.take(timeoutNanos, peek);
-        if (a != null && !peek && a.notification() == null) {
-            stack.statistics().increment(Counter.RECV_DELIVERED);
-            stack.statistics().add(Counter.RECV_BYTES_FREED_FROMSOCK, a.length());
-        }
-        return a;
+        return reader.receive(dst, info, flags, blocking);
     }
 
     @Override

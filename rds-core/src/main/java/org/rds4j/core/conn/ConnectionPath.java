@@ -1,12 +1,9 @@
 package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 import org.rds4j.RdsPathInfo;
 import org.rds4j.core.RdsCounters.Counter;
-import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
-import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.wire.RdsHeader;
 import org.slf4j.Logger;
@@ -43,19 +40,18 @@ public final class ConnectionPath {
     private final Connection connection;
     private final int index;
     private final ConnectionEnvironment env;
-    private final ReconnectTimer reconnect;
+    private final PathConnector connector;
     private final PingHandler pings;
     private final PathReceiver receiver;
-    private final Liveness liveness;
+    private final PathMaintenance maintenance;
 
     /** The messages on their way; under this monitor but for {@link SendQueue#push}. */
     private final SendQueue queue;
-    private final PathTransmitter transmitter = new PathTransmitter();
+    private final PathTransmitter transmitter;
 
     /** Written under the monitor; read without it by senders deciding whether the path needs connecting. */
     private volatile PathState state = PathState.DOWN;
     private volatile PathConnection current;
-    private boolean congestionUpdateQueued;
     private boolean shutdown;
     private boolean probeSent;
     private long resets;
@@ -63,11 +59,6 @@ public final class ConnectionPath {
     /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
-    private long lastPassEnd;
-    /** When the current connection came up. */
-    private long upSinceNanos;
-    /** How long path 0 waits for the peer to confirm the lanes on a new connection before the others go anyway. */
-    private static final long CONFIRM_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** Counts peer restarts: connections up before the last one carry acknowledgements of an older numbering. */
     private long numbering;
 
@@ -75,14 +66,15 @@ public final class ConnectionPath {
         this.connection = connection;
         this.index = index;
         this.env = connection.env();
-        this.reconnect = new ReconnectTimer(env);
 
-        this.liveness = new Liveness(env);
         this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index);
         this.receiver = new PathReceiver(this, acks);
         this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());
         this.ackRequests = new AckRequests(this, queue, acks);
+        this.connector = new PathConnector(this);
+        this.transmitter = new PathTransmitter(this, queue, acks, ackRequests);
+        this.maintenance = new PathMaintenance(this, ackRequests);
     }
 
     /**
@@ -209,7 +201,7 @@ public final class ConnectionPath {
             if (state != PathState.UP) {
                 return false;      // every path that comes up sends the current map first anyway
             }
-            congestionUpdateQueued = true;
+            transmitter.queueMap();
             env.statistics().increment(Counter.CONG_UPDATE_QUEUED);
             kick = current;
         }
@@ -230,50 +222,10 @@ public final class ConnectionPath {
         if (state == PathState.UP) {
             return current;
         }
-        if (state == PathState.DOWN && !reconnect.pending()) {
-            connectLocked();
+        if (state == PathState.DOWN && !connector.pending()) {
+            connector.connectLocked();
         }
         return null;
-    }
-
-    /** Called on the transport's I/O thread: write queued frames while the connection has room. */
-    void transmit(PathConnection pc, FrameSink sink) {
-        boolean caughtUp;
-        synchronized (this) {
-            if (pc != current || state != PathState.UP) {
-                return;
-            }
-            Multipath mp = connection.multipath();
-            if (index > 0 && mp.catchingUp()) {
-                return;                               // path 0 kicks this path once it has caught up
-            }
-            CongestionMap map = congestionUpdateQueued ? connection.localMap() : null;
-            congestionUpdateQueued = false;
-            if (transmitter.pass(sink, queue, acks, map, receiver.ackValue(), connection.peerAcks())) {
-                current.requestTransmit();            // bounded pass: the rest after the thread's other work
-            }
-            lastPassEnd = sink.streamOffset();
-            caughtUp = index == 0 && mp.path0Progress(queue);
-        }
-        if (caughtUp) {
-            connection.caughtUp();
-        }
-    }
-
-    /**
-     * Everything written up to {@code streamOffset} left the transport. If that is all we wrote and the peer does
-     * not acknowledge by itself, ask it with a ping.
-     */
-    void transmitted(PathConnection pc, long streamOffset) {
-        PathConnection kick = null;
-        synchronized (this) {
-            if (pc == current && streamOffset >= lastPassEnd && !connection.peerAcks()) {
-                kick = ackRequests.request(false);
-            }
-        }
-        if (kick != null) {
-            kick.requestTransmit();
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ acknowledgements
@@ -292,7 +244,7 @@ public final class ConnectionPath {
     void afterReceive(PathConnection pc) {
         PathConnection kick = null;
         synchronized (this) {
-            liveness.heard(env.nanoTime());
+            maintenance.heard(env.nanoTime());
             if (pc == current && state == PathState.UP) {
                 OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks(), queue.hasUnsent());
                 if (ackOnly != null) {
@@ -371,76 +323,6 @@ public final class ConnectionPath {
 
     // ------------------------------------------------------------------------------------------------ connecting
 
-    /** Opens a transport connection, or on the larger address pokes the peer. Caller holds the monitor. */
-    private void connectLocked() {
-        if (shutdown || env.isClosing()) {
-            return;
-        }
-        if (index > 0 && (!connection.initiates() || index >= connection.lanes()
-                || !connection.multipath().confirmed())) {
-            return;                                  // only the smaller address opens extra paths, once agreed
-        }
-        state = PathState.CONNECTING;
-        PathConnection attempt = new PathConnection(this);
-        current = attempt;
-        log.debug("{} path {}: connecting", connection, index);
-        // Our source port encodes the path index (SPORT_IDX), so the acceptor can place the connection.
-        connection.transport().connect(connection.local(), connection.peer(), index, attempt);
-    }
-
-    /** The transport connected an attempt of ours. */
-    void connected(PathConnection pc, TransportConnection tc) {
-        PathConnection kick = null;
-        synchronized (this) {
-            if (pc != current || state != PathState.CONNECTING) {
-                tc.close();                          // stale: a newer attempt or an accepted connection won
-                return;
-            }
-            if (connection.initiates()) {
-                kick = upLocked(pc);
-            } else {
-                // The larger address only pokes: the peer resets this connection and connects back, and its
-                // connection is the one that carries traffic. Close ours, wait for theirs.
-                log.debug("{} path {}: poked the peer, waiting for it to connect back", connection, index);
-                current = null;
-                state = PathState.DOWN;
-                tc.close();
-                if (queue.hasUnsent()) {
-                    scheduleReconnectLocked();       // poke again later if the peer does not come
-                }
-            }
-        }
-        if (kick != null) {
-            kick.requestTransmit();
-        }
-    }
-
-    /** The transport could not connect an attempt of ours. */
-    void connectFailed(PathConnection pc, Throwable cause) {
-        synchronized (this) {
-            if (pc != current) {
-                return;
-            }
-            log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
-            current = null;
-            state = PathState.DOWN;
-            if (mayReconnectLocked()) {
-                scheduleReconnectLocked();
-            }
-        }
-    }
-
-    /**
-     * Whether this path connects again after losing its connection: on the smaller address every path in use; on
-     * the larger only path 0, and only to poke the peer because messages wait (the kernel's rule).
-     */
-    private boolean mayReconnectLocked() {
-        if (connection.initiates()) {
-            return index == 0 || index < connection.lanes();
-        }
-        return index == 0 && queue.hasUnsent();
-    }
-
     /**
      * The peer (the smaller address) connected to us. Taken if the path has no connection, or only our own poke in
      * flight; refused while another connection is up or closing (the peer retries with backoff).
@@ -466,25 +348,53 @@ public final class ConnectionPath {
     }
 
     /**
-     * Connects now if the path is down: the peer poked us (it has the larger address and something to send), or the
-     * lanes just opened. A reconnect waiting out its backoff is not waited for: the peer is evidently there, so the
-     * backoff starts again from its minimum.
+     * Connects now if the path is down: see {@link PathConnector#connectIfDown}.
      */
     public void connectIfDown() {
-        synchronized (this) {
-            if (state == PathState.DOWN) {
-                reconnect.upAndCancel();
-                connectLocked();
-            }
-        }
+        connector.connectIfDown();
     }
 
-    private PathConnection upLocked(PathConnection pc) {
+    PathConnector connector() {
+        return connector;
+    }
+
+    PathTransmitter transmitter() {
+        return transmitter;
+    }
+
+    /** An attempt of ours starts. Caller holds the monitor. */
+    void connecting(PathConnection attempt) {
+        state = PathState.CONNECTING;
+        current = attempt;
+    }
+
+    /** No connection, none in the making. Caller holds the monitor. */
+    void down() {
+        current = null;
+        state = PathState.DOWN;
+    }
+
+    /** The connection the path uses or is making, or {@code null}. */
+    PathConnection currentConnection() {
+        return current;
+    }
+
+    /** Whether messages wait to be written. Caller holds the monitor. */
+    boolean hasUnsent() {
+        return queue.hasUnsent();
+    }
+
+    /** Whether the stack closed this path for good. Caller holds the monitor. */
+    boolean isShutdown() {
+        return shutdown;
+    }
+
+    /** The path is up on {@code pc}. Caller holds the monitor; returns the connection to kick. */
+    PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
         pc.numbering = numbering;
-        upSinceNanos = env.nanoTime();
-        reconnect.upAndCancel();
-        congestionUpdateQueued = true;               // the map goes first on every new connection
+        connector.upAndCancel();
+        transmitter.queueMap();                      // the map goes first on every new connection
         long now = env.nanoTime();
         acks.progress(now);
         if (index == 0 && !probeSent) {
@@ -493,7 +403,7 @@ public final class ConnectionPath {
             probeSent = true;
             enqueueLocked(pings.probe());
         }
-        liveness.start(now, this::maintain);
+        maintenance.start(now);
         log.debug("{} path {}: up, {}", connection, index, queue);
         return pc;
     }
@@ -510,7 +420,7 @@ public final class ConnectionPath {
             current = null;
             boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
             state = PathState.DOWN;
-            liveness.stop();
+            maintenance.stop();
             probeSent = false;                       // path 0 probes again when it is back
             if (index == 0) {
                 connection.multipath().path0Down();  // the extra paths wait for the peer to confirm again
@@ -530,8 +440,8 @@ public final class ConnectionPath {
             } else {
                 log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
             }
-            if (mayReconnectLocked()) {
-                scheduleReconnectLocked();
+            if (connector.mayReconnectLocked()) {
+                connector.scheduleReconnectLocked();
             }
         }
     }
@@ -564,58 +474,6 @@ public final class ConnectionPath {
         pc.abort();
     }
 
-    private void scheduleReconnectLocked() {
-        if (shutdown || env.isClosing()) {
-            return;
-        }
-        reconnect.schedule(this::reconnect);
-    }
-
-    private void reconnect(Object token) {
-        synchronized (this) {
-            if (reconnect.claim(token) && state == PathState.DOWN && mayReconnectLocked()) {
-                connectLocked();                     // a poke is no longer due once its messages are gone
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ maintenance
-
-
-    /**
-     * Runs while the path is up. Asks again for an acknowledgement when sent messages have waited too long (an
-     * acknowledging peer that has nothing to send, or a lost answer), and checks liveness: silent for half the
-     * interval, ping; silent for all of it, drop the connection and reconnect.
-     */
-    private void maintain() {
-        PathConnection kick = null;
-        PathConnection dead = null;
-        long silent;
-        synchronized (this) {
-            if (state != PathState.UP) {
-                return;
-            }
-            long now = env.nanoTime();
-            silent = liveness.silentNanos(now);
-            Liveness.Verdict verdict = liveness.check(now);
-            if (verdict == Liveness.Verdict.DEAD) {
-                dead = current;
-                env.statistics().increment(Counter.CONN_DEAD_PEER);
-            } else {
-                kick = ackRequests.maintain(now, verdict == Liveness.Verdict.PING);
-            }
-        }
-        if (dead != null) {
-            drop(dead, "nothing heard from the peer for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms");
-        } else if (kick != null) {
-            kick.requestTransmit();
-        }
-        if (index == 0 && !connection.multipath().confirmed() && env.nanoTime() - upSinceNanos > CONFIRM_NANOS
-                && connection.multipath().confirmAnyway()) {
-            connection.connectExtraPaths();          // a peer that answers no probe: the lanes it agreed stay
-        }
-    }
-
     /**
      * The stack is closing: close the connection and stop reconnecting; queued messages are discarded. The close is
      * orderly (FIN), not a reset: a FIN carries TCP's acknowledgement of everything read, so a kernel peer frees
@@ -625,7 +483,7 @@ public final class ConnectionPath {
         PathConnection pc;
         synchronized (this) {
             shutdown = true;
-            liveness.stop();
+            maintenance.stop();
             pc = current;
             queue.clear();
         }

@@ -85,12 +85,12 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     @Override
     public void onConnected(TransportConnection connection) {
         attach(connection);
-        path.connected(this, connection);
+        path.connector().connected(this, connection);
     }
 
     @Override
     public void onConnectFailed(Throwable cause) {
-        path.connectFailed(this, cause);
+        path.connector().connectFailed(this, cause);
     }
 
     @Override
@@ -181,12 +181,12 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     @Override
     public void transmit(FrameSink sink) {
-        path.transmit(this, sink);
+        path.transmitter().transmit(this, sink);
     }
 
     @Override
     public void onTransmitted(long streamOffset) {
-        path.transmitted(this, streamOffset);
+        path.transmitter().transmitted(this, streamOffset);
     }
 
     @Override

@@ -10,15 +10,81 @@ import org.rds4j.core.wire.RdsHeader;
  * One transmit pass of a path, the kernel's {@code rds_send_xmit}: the congestion map first if one is due, then
  * queued messages while the sink has room, each framed with the path's current h_ack. A pass is bounded, so one busy
  * path cannot keep its I/O thread from the other connections it serves. Runs under the path's monitor on the I/O
- * thread; allocates nothing.
+ * thread; allocates nothing. Also the bookkeeping around the passes: the map due, the catch-up hold, and the ping when
+ * everything written has left and the peer does not acknowledge by itself.
  */
 final class PathTransmitter {
     /** Bytes one transmit pass writes at most before it yields the I/O thread to other connections. */
     static final long MAX_PASS_BYTES = 1 << 20;
 
+    private final ConnectionPath path;
+    private final Connection connection;
+    private final SendQueue queue;
+    private final Acknowledgements acks;
+    private final AckRequests ackRequests;
     private final RdsHeader header = new RdsHeader();
+    /** Our congestion map goes ahead of the next pass's messages. */
+    private boolean mapQueued;
+    /** The stream offset after the last pass. */
+    private long lastPassEnd;
     private final ByteBuffer headerBytes = ByteBuffer.allocate(RdsHeader.SIZE);
     private final CongestionFrames congestionFrames = new CongestionFrames();
+
+    PathTransmitter(ConnectionPath path, SendQueue queue, Acknowledgements acks, AckRequests ackRequests) {
+        this.path = path;
+        this.connection = path.connection();
+        this.queue = queue;
+        this.acks = acks;
+        this.ackRequests = ackRequests;
+    }
+
+    /** Our map goes ahead of the next pass's messages. Caller holds the path's monitor. */
+    void queueMap() {
+        mapQueued = true;
+    }
+
+    /**
+     * On the transport's I/O thread: writes queued frames while the connection has room. Paths above 0 hold their
+     * messages while path 0 catches up after the lanes opened ({@link Multipath}); path 0 notes its progress.
+     */
+    void transmit(PathConnection pc, FrameSink sink) {
+        boolean caughtUp;
+        synchronized (path) {
+            if (pc != path.currentConnection() || path.state() != PathState.UP) {
+                return;
+            }
+            Multipath mp = connection.multipath();
+            if (path.index() > 0 && mp.catchingUp()) {
+                return;                               // path 0 kicks this path once it has caught up
+            }
+            CongestionMap map = mapQueued ? connection.localMap() : null;
+            mapQueued = false;
+            if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks())) {
+                pc.requestTransmit();                 // bounded pass: the rest after the thread's other work
+            }
+            lastPassEnd = sink.streamOffset();
+            caughtUp = path.index() == 0 && mp.path0Progress(queue);
+        }
+        if (caughtUp) {
+            connection.caughtUp();
+        }
+    }
+
+    /**
+     * Everything written up to {@code streamOffset} left the transport. If that is all we wrote and the peer does
+     * not acknowledge by itself, ask it with a ping.
+     */
+    void transmitted(PathConnection pc, long streamOffset) {
+        PathConnection kick = null;
+        synchronized (path) {
+            if (pc == path.currentConnection() && streamOffset >= lastPassEnd && !connection.peerAcks()) {
+                kick = ackRequests.request(false);
+            }
+        }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
 
     /**
      * Writes what the sink takes.
@@ -28,8 +94,8 @@ final class PathTransmitter {
      * @param askForAck whether messages may ask for a prompt acknowledgement (the peer acknowledges)
      * @return whether the pass stopped at its bound with messages left: ask the transport for another
      */
-    boolean pass(FrameSink sink, SendQueue queue, Acknowledgements acks, CongestionMap map, long ack,
-                 boolean askForAck) {
+    private boolean pass(FrameSink sink, SendQueue queue, Acknowledgements acks, CongestionMap map, long ack,
+                         boolean askForAck) {
         if (map != null) {
             congestionFrames.write(map, sink);
         }

@@ -1,0 +1,108 @@
+package org.rds4j.core;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Optional;
+import org.rds4j.EagainException;
+import org.rds4j.EtimedoutException;
+import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
+import org.rds4j.RdsSocket;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.conn.Arrival;
+
+/**
+ * A socket's {@code receive} calls, the kernel's {@code rds_recvmsg}: how long to wait (SO_RCVTIMEO, non-blocking,
+ * MSG_DONTWAIT), what an empty queue throws (EAGAIN or ETIMEDOUT), MSG_PEEK, and the copy out of the arrival the I/O
+ * thread filled. The queue itself is {@link ReceiveQueue}; this holds no state of its own.
+ */
+final class SocketReader {
+    private final ReceiveQueue queue;
+    private final SocketOptions options;
+    private final RdsCounters counters;
+
+    SocketReader(ReceiveQueue queue, SocketOptions options, RdsCounters counters) {
+        this.queue = queue;
+        this.options = options;
+        this.counters = counters;
+    }
+
+    /** {@link RdsSocket#receive()}: waits (if {@code blocking}) up to SO_RCVTIMEO, or for ever. */
+    RdsDatagram receive(boolean blocking) throws IOException {
+        RdsDatagram d = take(blocking ? blockingWait() : 0, false);
+        if (d != null) {
+            return d;
+        }
+        if (blocking && options.receiveTimeoutNanos() != 0) {
+            throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
+        }
+        throw new EagainException("no message is queued on this non-blocking socket; wait until one arrives");
+    }
+
+    /** {@link RdsSocket#receive(Duration)}: waits as long as it says, whatever the blocking mode. */
+    Optional<RdsDatagram> receive(Duration timeout) throws IOException {
+        return Optional.ofNullable(take(timeout.isNegative() ? 0 : SocketOptions.saturatedNanos(timeout), false));
+    }
+
+    /** {@link RdsSocket#receive(ByteBuffer, RdsMessageInfo, int)}: into the caller's buffer, nothing allocated. */
+    int receive(ByteBuffer dst, RdsMessageInfo info, int flags, boolean blocking) throws IOException {
+        boolean peek = (flags & RdsSocket.MSG_PEEK) != 0;
+        boolean wait = blocking && (flags & RdsSocket.MSG_DONTWAIT) == 0;
+        Arrival a = takeArrival(wait ? blockingWait() : 0, peek);
+        if (a == null) {
+            if (wait) {
+                throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
+            }
+            throw new EagainException("no message is queued; wait until one arrives");
+        }
+        if (a.notification() != null) {
+            info.set(a.notification(), false);
+            return 0;
+        }
+        // Straight from the arrival the I/O thread filled into the caller's buffer: the one copy on this side.
+        int len = a.length();
+        int n = Math.min(dst.remaining(), len);
+        dst.put(dst.position(), a.payload(), 0, n);
+        dst.position(dst.position() + n);
+        info.setData(a.source(), a.port(), len, n < len, a.arrivalNanos());
+        if (!peek) {
+            queue.recycle(a);
+        }
+        return n;
+    }
+
+    /** How long a blocking receive waits: SO_RCVTIMEO, or for ever. */
+    private long blockingWait() {
+        long t = options.receiveTimeoutNanos();
+        return t == 0 ? Long.MAX_VALUE : t;
+    }
+
+    /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
+    private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
+        Arrival a = takeArrival(timeoutNanos, peek);
+        if (a == null) {
+            return null;
+        }
+        if (a.notification() != null) {
+            return a.notification();
+        }
+        ByteBuffer copy = ByteBuffer.allocate(a.length());
+        copy.put(0, a.payload(), 0, a.length());
+        RdsDatagram d = new RdsDatagram(a.source(), a.port(), copy, a.arrivalNanos());
+        if (!peek) {
+            queue.recycle(a);
+        }
+        return d;
+    }
+
+    /** Takes (or peeks) the next item, and counts it. */
+    private Arrival takeArrival(long timeoutNanos, boolean peek) throws IOException {
+        Arrival a = queue.take(timeoutNanos, peek);
+        if (a != null && !peek && a.notification() == null) {
+            counters.increment(Counter.RECV_DELIVERED);
+            counters.add(Counter.RECV_BYTES_FREED_FROMSOCK, a.length());
+        }
+        return a;
+    }
+}

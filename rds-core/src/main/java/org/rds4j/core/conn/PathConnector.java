@@ -1,0 +1,137 @@
+package org.rds4j.core.conn;
+
+import org.rds4j.core.spi.TransportConnection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a path gets a transport connection of its own making: who may connect which path, the attempts and their
+ * outcomes, the poke of the larger address, and the reconnect backoff (the kernel's {@code rds_connect_worker},
+ * {@code rds_queue_reconnect} and the who-connects rules of docs/protocol.md). Connections the peer makes arrive
+ * through {@link ConnectionPath#accept}. Everything here runs under the owning path's monitor, which the methods
+ * called from outside take themselves.
+ */
+final class PathConnector {
+    private static final Logger log = LoggerFactory.getLogger(PathConnector.class);
+
+    private final ConnectionPath path;
+    private final Connection connection;
+    private final ConnectionEnvironment env;
+    private final int index;
+    private final ReconnectTimer reconnect;
+
+    PathConnector(ConnectionPath path) {
+        this.path = path;
+        this.connection = path.connection();
+        this.env = connection.env();
+        this.index = path.index();
+        this.reconnect = new ReconnectTimer(env);
+    }
+
+    /** Whether a reconnect waits for its timer. Caller holds the path's monitor. */
+    boolean pending() {
+        return reconnect.pending();
+    }
+
+    /** The path is up: a reconnect still pending is moot, and the backoff starts small again. Under the monitor. */
+    void upAndCancel() {
+        reconnect.upAndCancel();
+    }
+
+    /** Opens a transport connection, or on the larger address pokes the peer. Caller holds the path's monitor. */
+    void connectLocked() {
+        if (path.isShutdown() || env.isClosing()) {
+            return;
+        }
+        if (index > 0 && (!connection.initiates() || index >= connection.lanes()
+                || !connection.multipath().confirmed())) {
+            return;                                  // only the smaller address opens extra paths, once agreed
+        }
+        PathConnection attempt = new PathConnection(path);
+        path.connecting(attempt);
+        log.debug("{} path {}: connecting", connection, index);
+        // Our source port encodes the path index (SPORT_IDX), so the acceptor can place the connection.
+        connection.transport().connect(connection.local(), connection.peer(), index, attempt);
+    }
+
+    /** The transport connected an attempt of ours. */
+    void connected(PathConnection pc, TransportConnection tc) {
+        PathConnection kick = null;
+        synchronized (path) {
+            if (pc != path.currentConnection() || path.state() != PathState.CONNECTING) {
+                tc.close();                          // stale: a newer attempt or an accepted connection won
+                return;
+            }
+            if (connection.initiates()) {
+                kick = path.upLocked(pc);
+            } else {
+                // The larger address only pokes: the peer resets this connection and connects back, and its
+                // connection is the one that carries traffic. Close ours, wait for theirs.
+                log.debug("{} path {}: poked the peer, waiting for it to connect back", connection, index);
+                path.down();
+                tc.close();
+                if (path.hasUnsent()) {
+                    scheduleReconnectLocked();       // poke again later if the peer does not come
+                }
+            }
+        }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    /** The transport could not connect an attempt of ours. */
+    void connectFailed(PathConnection pc, Throwable cause) {
+        synchronized (path) {
+            if (pc != path.currentConnection()) {
+                return;
+            }
+            log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
+            path.down();
+            if (mayReconnectLocked()) {
+                scheduleReconnectLocked();
+            }
+        }
+    }
+
+    /**
+     * Whether this path connects again after losing its connection: on the smaller address every path in use; on
+     * the larger only path 0, and only to poke the peer because messages wait (the kernel's rule). Under the monitor.
+     */
+    boolean mayReconnectLocked() {
+        if (connection.initiates()) {
+            return index == 0 || index < connection.lanes();
+        }
+        return index == 0 && path.hasUnsent();
+    }
+
+    /**
+     * Connects now if the path is down: the peer poked us (it has the larger address and something to send), or the
+     * lanes just opened. A reconnect waiting out its backoff is not waited for: the peer is evidently there, so the
+     * backoff starts again from its minimum.
+     */
+    void connectIfDown() {
+        synchronized (path) {
+            if (path.state() == PathState.DOWN) {
+                reconnect.upAndCancel();
+                connectLocked();
+            }
+        }
+    }
+
+    /** Schedules the next attempt with the backoff's delay. Caller holds the path's monitor. */
+    void scheduleReconnectLocked() {
+        if (path.isShutdown() || env.isClosing()) {
+            return;
+        }
+        reconnect.schedule(this::reconnect);
+    }
+
+    private void reconnect(Object token) {
+        synchronized (path) {
+            if (reconnect.claim(token) && path.state() == PathState.DOWN && mayReconnectLocked()) {
+                connectLocked();                     // a poke is no longer due once its messages are gone
+            }
+        }
+    }
+}

@@ -65,7 +65,9 @@ class ClusterDemoTest {
             assertEquals(0, s.problems(), "node " + i + ": " + s);
             assertTrue(c.get("cong_send_error") >= s.enobufs(), "every ENOBUFS is counted: " + c);
             assertTrue(c.get("send_queued") >= s.sent(), c.toString());
-            assertEquals(0L, c.get("conn_reset"), c.toString());
+            // No connection that carried messages was reset. With 8 paths a lane can be refused at startup (the
+            // acceptor had not read our probe yet) and counts a reset: nothing was on it to resend.
+            assertEquals(0L, c.get("send_retransmitted"), c.toString());
             if (i < 2) {
                 enobufs += s.enobufs();
                 updates += s.congestionUpdates();

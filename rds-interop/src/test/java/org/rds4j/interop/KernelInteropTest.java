@@ -79,8 +79,13 @@ class KernelInteropTest {
     }
 
     private RdsStack stack(InetAddress address) {
+        return stack(address, 1);
+    }
+
+    /** A stack offering {@code paths} paths (the multipath scenarios ask for the kernel's 8). */
+    private RdsStack stack(InetAddress address, int paths) {
         RdsStack s = RdsStack.create(RdsStackConfig.builder().name("rds4j-" + address.getHostAddress())
-                .address(address).defaultTransport("tcp").build());
+                .address(address).defaultTransport("tcp").paths(paths).build());
         stacks.add(s);
         return s;
     }
@@ -333,7 +338,7 @@ class KernelInteropTest {
     @Order(40)
     @DisplayName("scenario 4a: rds4j, the smaller address, and the kernel agree on 8 paths; rds4j opens them all")
     void rds4jOpensEightPathsToTheKernel() throws Exception {
-        RdsStack s = stack(low);
+        RdsStack s = stack(low, 8);
         Connection c = echoOverManySockets(s, low, 4400, 5400);
         assertEquals(8, c.peerPaths(), "the kernel offers its 8 paths");
         assertEquals(8, c.lanes(), "both use 8");
@@ -354,7 +359,7 @@ class KernelInteropTest {
     @Order(41)
     @DisplayName("scenario 4b: the kernel, the smaller address, opens 8 paths to rds4j, which places them")
     void theKernelOpensEightPathsToRds4j() throws Exception {
-        RdsStack s = stack(high);
+        RdsStack s = stack(high, 8);
         Connection c = echoOverManySockets(s, high, 4410, 5410);
         assertEquals(8, c.lanes(), "both use 8: " + c.peerPaths());
         awaitPathsUp(c);
@@ -597,7 +602,7 @@ class KernelInteropTest {
         int count = senders * perSender;
         long seed = new java.util.SplittableRandom().nextLong();
         java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-        RdsStack s = stack(low);
+        RdsStack s = stack(low, 8);
         RdsSocket in = socket(s, low, 4611);
         List<RdsSocket> outs = new ArrayList<>();
         for (int i = 0; i < senders; i++) {

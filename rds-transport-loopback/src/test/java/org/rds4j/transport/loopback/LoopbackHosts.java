@@ -14,7 +14,7 @@ final class LoopbackHosts implements TestHosts {
         // Short reconnect delays, so that a peer brought up late (the cancel test) is reached quickly.
         return RdsStack.create(RdsStackConfig.builder().name(name).address(address)
                 .reconnectDelays(Duration.ofMillis(1), Duration.ofMillis(100))
-                .defaultTransport(LoopbackTransport.NAME).build());
+                .defaultTransport(LoopbackTransport.NAME).paths(8).build());
     }
 
     @Override

@@ -44,14 +44,14 @@ class IdleConnectionsHeapTest {
         InetAddress a = InetAddress.getByName("127.0.0.1");
         List<InetAddress> peers = new ArrayList<>();
         RdsStackConfig.Builder bConfig = RdsStackConfig.builder().name("idle-b").tcpPort(tcpPort)
-                .defaultTransport("tcp");
+                .defaultTransport("tcp").paths(8);
         for (int i = 0; i < PEERS; i++) {
             InetAddress p = InetAddress.getByAddress(new byte[] {127, 1, (byte) (i >> 8), (byte) (1 + (i & 0xFF))});
             peers.add(p);
             bConfig.address(p);
         }
         RdsStack stackA = open(RdsStack.create(RdsStackConfig.builder().name("idle-a").address(a).tcpPort(tcpPort)
-                .defaultTransport("tcp").build()));
+                .defaultTransport("tcp").paths(8).build()));
         RdsStack stackB = open(RdsStack.create(bConfig.build()));
         RdsSocket tx = open(stackA.openSocket());
         tx.bind(new InetSocketAddress(a, 0));

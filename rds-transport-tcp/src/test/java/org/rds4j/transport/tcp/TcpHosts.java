@@ -23,7 +23,7 @@ final class TcpHosts implements TestHosts {
         // Short reconnect delays, so that a peer brought up late (the cancel test) is reached quickly.
         return RdsStack.create(RdsStackConfig.builder().name(name).address(address).tcpPort(tcpPort)
                 .reconnectDelays(Duration.ofMillis(1), Duration.ofMillis(100))
-                .defaultTransport("tcp").build());
+                .defaultTransport("tcp").paths(8).build());
     }
 
     static int freePort() throws IOException {

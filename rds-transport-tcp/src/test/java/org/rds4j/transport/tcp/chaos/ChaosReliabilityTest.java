@@ -98,9 +98,9 @@ class ChaosReliabilityTest {
         int port = Chaos.freePort(-1);
         int proxyPort = Chaos.freePort(port);
         a = RdsStack.create(RdsStackConfig.builder().name("A").address(Chaos.A).tcpPort(port).defaultTransport("tcp")
-                .property("tcp.peerPort", String.valueOf(proxyPort)).build());
+                .property("tcp.peerPort", String.valueOf(proxyPort)).paths(8).build());
         b = RdsStack.create(RdsStackConfig.builder().name("B").address(Chaos.B).tcpPort(port).defaultTransport("tcp")
-                .build());
+                .paths(8).build());
         proxy = new ChaosProxy(Chaos.at(Chaos.B, proxyPort), Chaos.at(Chaos.B, port), Chaos.A, seed);
         System.out.printf("[ChaosReliabilityTest] %d messages (%d per sender x %d), sizes 0..%d log-uniform, "
                 + "A=127.0.0.1:%d -> proxy 127.0.0.2:%d -> B=127.0.0.2:%d%n", total, perStream, STREAMS, MAX_SIZE,

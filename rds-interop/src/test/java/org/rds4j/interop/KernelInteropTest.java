@@ -335,7 +335,7 @@ class KernelInteropTest {
     // ------------------------------------------------------------------------------------------------ scenario 4
 
     @Test
-    @Order(40)
+    @Order(200)
     @DisplayName("scenario 4a: rds4j, the smaller address, and the kernel agree on 8 paths; rds4j opens them all")
     void rds4jOpensEightPathsToTheKernel() throws Exception {
         RdsStack s = stack(low, 8);
@@ -356,7 +356,7 @@ class KernelInteropTest {
     }
 
     @Test
-    @Order(41)
+    @Order(201)
     @DisplayName("scenario 4b: the kernel, the smaller address, opens 8 paths to rds4j, which places them")
     void theKernelOpensEightPathsToRds4j() throws Exception {
         RdsStack s = stack(high, 8);
@@ -594,7 +594,7 @@ class KernelInteropTest {
     }
 
     @Test
-    @Order(61)
+    @Order(202)
     @DisplayName("scenario 6b: single lanes of the 8 paths are reset mid-stream, both ways; nothing lost or duplicated")
     void singleLaneResetsMidStream() throws Exception {
         int senders = 4;

@@ -8,6 +8,7 @@ import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
+import org.rds4j.RdsAddresses;
 
 /**
  * Parses {@code ADDR:PORT} ({@code 127.0.0.1:4000}, {@code [::1]:4000}) and bare addresses from the command line,
@@ -74,45 +75,7 @@ final class Endpoints {
      * (the first of equal runs) as {@code ::}, and a scope ({@code %eth0}) kept.
      */
     static String host(InetAddress address) {
-        if (!(address instanceof Inet6Address)) {
-            return address.getHostAddress();
-        }
-        byte[] b = address.getAddress();
-        int[] groups = new int[8];
-        for (int i = 0; i < 8; i++) {
-            groups[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
-        }
-        int bestStart = -1;
-        int bestLength = 1; // a single zero group stays "0"
-        for (int i = 0; i < 8; ) {
-            if (groups[i] != 0) {
-                i++;
-                continue;
-            }
-            int start = i;
-            while (i < 8 && groups[i] == 0) {
-                i++;
-            }
-            if (i - start > bestLength) {
-                bestStart = start;
-                bestLength = i - start;
-            }
-        }
-        StringBuilder s = new StringBuilder(39);
-        for (int i = 0; i < 8; i++) {
-            if (i == bestStart) {
-                s.append("::");
-                i += bestLength - 1;
-                continue;
-            }
-            if (s.length() > 0 && s.charAt(s.length() - 1) != ':') {
-                s.append(':');
-            }
-            s.append(Integer.toHexString(groups[i]));
-        }
-        String full = address.getHostAddress();
-        int percent = full.indexOf('%');
-        return percent < 0 ? s.toString() : s + full.substring(percent);
+        return RdsAddresses.format(address);
     }
 
     /**

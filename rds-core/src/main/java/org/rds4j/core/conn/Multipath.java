@@ -45,11 +45,6 @@ final class Multipath {
         this.offered = offered;
     }
 
-    /** The number of paths we offer (a power of two, 1 to 8). */
-    int offered() {
-        return offered;
-    }
-
     /** The peer's last offer, 0 before its first probe or pong. */
     int peerOffer() {
         return peerOffer;

@@ -235,8 +235,8 @@ public final class Connection {
      * A multipath probe or its pong arrived (on any path, on its I/O thread). When the lanes open, the host
      * with the smaller address connects the extra paths, and path 0 is asked for a pass so that the catch-up starts.
      */
-    void peerOffered(long npaths, boolean encodesPaths) {
-        if (!multipath.peerOffered(npaths, encodesPaths)) {
+    void peerOffered(long npaths, boolean encodesPaths, boolean pong) {
+        if (!multipath.peerOffered(npaths, encodesPaths, pong || !initiates())) {
             return;
         }
         paths[0].kick();

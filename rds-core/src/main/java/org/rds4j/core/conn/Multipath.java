@@ -71,27 +71,32 @@ final class Multipath {
 
     /**
      * A multipath probe or its pong arrived with the peer's offer ({@code npaths}, 0 if it carried none, which means
-     * one path) and whether it carried SPORT_IDX. Returns true if the extra paths may connect now: the lanes opened,
-     * or the peer confirmed them again after path 0 came back.
+     * one path) and whether it carried SPORT_IDX. {@code confirms}: whether it proves that the peer knows our offer
+     * too, so that connections for the extra paths will find their places there. The pong to our probe does (the
+     * peer read our probe before answering it); the peer's own probe does not (it may have left before ours
+     * arrived), except on the accepting side, which opens no path. Returns true if the extra paths may connect now.
      */
-    boolean peerOffered(long npaths, boolean encodesPaths) {
+    boolean peerOffered(long npaths, boolean encodesPaths, boolean confirms) {
         int peer = npaths <= 0 ? 1 : (int) Math.min(npaths, 8);
         peerOffer = peer;
         peerEncodesPaths = encodesPaths;
         int agreed = Integer.highestOneBit(Math.min(peer, offered));
         int before = lanes;
         boolean wasConfirmed = confirmed;
-        confirmed = true;
-        if (agreed == before) {
-            return !wasConfirmed && agreed > 1;       // the extra paths may connect again
+        if (agreed != before) {
+            if (before == 1) {
+                catchUpSeq = PENDING;                 // before the new lane count is visible to senders
+            }
+            confirmed = confirms;                     // before the lanes: no extra path connects unconfirmed
+            lanes = agreed;
+            log.debug("{}: {} paths (peer offers {}, we offer {}{})", connection, agreed, peer, offered,
+                    encodesPaths ? ", peer encodes paths in its ports" : "");
+            return confirms && agreed > 1;
         }
-        if (before == 1) {
-            catchUpSeq = PENDING;                     // before the new lane count is visible to senders
+        if (confirms) {
+            confirmed = true;
         }
-        lanes = agreed;
-        log.debug("{}: {} paths (peer offers {}, we offer {}{})", connection, agreed, peer, offered,
-                encodesPaths ? ", peer encodes paths in its ports" : "");
-        return agreed > 1;
+        return confirms && !wasConfirmed && agreed > 1;   // the extra paths may connect again
     }
 
     /** Path 0 lost its connection: the extra paths wait for the peer's next probe or pong before connecting. */

@@ -33,13 +33,13 @@ final class PingHandler {
                 env.statistics().increment(Counter.RECV_PING);
                 answer(sport, path);
                 if (sport == PROBE_PORT) {
-                    readHandshake(h, path);
+                    readHandshake(h, path, false);
                 }
             }
             return true;
         }
         if (sport == 0 && dport == PROBE_PORT) {     // the pong to a multipath probe is the protocol's own
-            readHandshake(h, path);
+            readHandshake(h, path, true);
             return true;
         }
         return false;
@@ -64,13 +64,13 @@ final class PingHandler {
     }
 
     /** Reads the multipath handshake extensions of a probe ping or pong. */
-    private void readHandshake(RdsHeader h, ConnectionPath path) {
+    private void readHandshake(RdsHeader h, ConnectionPath path, boolean pong) {
         long npaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.NPATHS);
         boolean encodesPaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.SPORT_IDX) >= 0;
         long gen = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.GEN_NUM);
         // First: a restarted peer's offer applies to the new numbering. No GEN_NUM (a 6.1 kernel) where there was one
         // means another implementation took the address: a restart too.
         connection.peerGeneration(gen > 0 ? gen : 0, path);
-        connection.peerOffered(npaths, encodesPaths);
+        connection.peerOffered(npaths, encodesPaths, pong);
     }
 }

@@ -30,7 +30,7 @@ class MultipathTest {
     void theSmallerOfferRoundedDownToAPowerOfTwoIsUsed(@ForAll @IntRange(min = 0, max = 300) int peerOffer,
                                                         @ForAll("offers") int ours) {
         Multipath mp = new Multipath(connection, ours);
-        mp.peerOffered(peerOffer, true);
+        mp.peerOffered(peerOffer, true, true);
         int peer = peerOffer <= 0 ? 1 : Math.min(peerOffer, 8);
         assertEquals(Integer.highestOneBit(Math.min(peer, ours)), mp.lanes());
         for (int port = 0; port < 65536; port += 997) {
@@ -48,7 +48,7 @@ class MultipathTest {
     @Example
     void portsSpreadOverTheLanes() {
         Multipath mp = new Multipath(connection, 8);
-        mp.peerOffered(8, false);
+        mp.peerOffered(8, false, true);
         boolean[] used = new boolean[8];
         for (int port = 4000; port < 4016; port++) {
             used[mp.laneFor(port)] = true;
@@ -58,6 +58,23 @@ class MultipathTest {
             n += u ? 1 : 0;
         }
         assertTrue(n >= 5, "16 consecutive ports use most of the 8 lanes, used " + n);
+    }
+
+    /**
+     * The initiator opens its extra paths only on the peer's pong to its probe, which proves the peer read our offer
+     * (and SPORT_IDX) first; the peer's own probe agrees the lanes but does not let them connect yet.
+     */
+    @Example
+    void theExtraPathsWaitForThePongNotThePeersProbe() {
+        Multipath mp = new Multipath(connection, 8);
+        assertFalse(mp.peerOffered(8, true, false), "the peer's probe: lanes agreed, not confirmed");
+        assertEquals(8, mp.lanes());
+        assertFalse(mp.confirmed());
+        assertTrue(mp.peerOffered(8, true, true), "the pong: go");
+        assertTrue(mp.confirmed());
+        mp.path0Down();
+        assertFalse(mp.peerOffered(8, true, false), "a new path 0: the peer's probe alone is not enough");
+        assertTrue(mp.peerOffered(8, true, true), "its pong is");
     }
 
     /**
@@ -71,7 +88,7 @@ class MultipathTest {
         for (int i = 0; i < 3; i++) {
             queue.push(OutgoingMessage.ping(5000));           // pushed, not yet taken in
         }
-        assertTrue(mp.peerOffered(8, true), "the lanes open");
+        assertTrue(mp.peerOffered(8, true, true), "the lanes open");
         assertTrue(mp.catchingUp());
         assertFalse(mp.path0Progress(queue), "path 0 has 3 messages outstanding");
         assertTrue(mp.catchingUp(), "the other lanes hold");
@@ -84,7 +101,7 @@ class MultipathTest {
         queue.releaseUpTo(3);
         assertTrue(mp.path0Progress(queue), "all acknowledged: the catch-up ends");
         assertFalse(mp.catchingUp());
-        assertFalse(mp.peerOffered(8, true), "the same offer again changes nothing");
+        assertFalse(mp.peerOffered(8, true, true), "the same offer again changes nothing");
         assertFalse(mp.catchingUp());
     }
 }

@@ -246,6 +246,37 @@ public final class Connection {
         connectExtraPaths();
     }
 
+    /**
+     * Whether paths 0 to {@code index - 1} are all up: towards a peer that places connections on its first free path,
+     * path {@code index} connects only then. Reads the paths' volatile states, takes no monitor.
+     */
+    boolean lanesUpBelow(int index) {
+        for (int i = 0; i < index; i++) {
+            if (paths[i].state() != PathState.UP) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Path {@code index} came up (under its monitor). Towards a peer that places connections on its first free path,
+     * the lowest path above it that is down may connect now: it waited for this one (see
+     * {@link PathConnector#connectLocked}).
+     */
+    void pathUp(int index) {
+        if (multipath.peerEncodesPaths() || !initiates()) {
+            return;
+        }
+        int lanes = multipath.lanes();
+        for (int i = index + 1; i < lanes; i++) {
+            if (paths[i].state() == PathState.DOWN) {
+                connectExtraPaths();
+                return;
+            }
+        }
+    }
+
     /** On the smaller address, connects paths 1 and up that are down (on the timer: no path monitor nests). */
     void connectExtraPaths() {
         if (initiates()) {

@@ -405,6 +405,7 @@ public final class ConnectionPath {
         }
         maintenance.start(now);
         log.debug("{} path {}: up, {}", connection, index, queue);
+        connection.pathUp(index);
         return pc;
     }
 

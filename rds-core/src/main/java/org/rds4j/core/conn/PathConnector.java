@@ -47,6 +47,12 @@ final class PathConnector {
                 || !connection.multipath().confirmed())) {
             return;                                  // only the smaller address opens extra paths, once agreed
         }
+        if (index > 0 && !connection.multipath().peerEncodesPaths() && !connection.lanesUpBelow(index)) {
+            // A peer without SPORT_IDX (Linux 6.1, 6.12) puts each connection on its first free path: only when the
+            // paths connect one at a time in index order does each land on the path whose numbers it carries.
+            // The path below, once up, connects the next (Connection#pathUp).
+            return;
+        }
         PathConnection attempt = new PathConnection(path);
         path.connecting(attempt);
         log.debug("{} path {}: connecting", connection, index);

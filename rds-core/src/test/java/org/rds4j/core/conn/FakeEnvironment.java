@@ -117,10 +117,12 @@ final class FakeEnvironment implements ConnectionEnvironment {
         return GENERATION;
     }
 
-    /** One path: the model tests drive path 0 alone. */
+    /** The paths the stack offers: 1 for the model tests, which drive path 0 alone. */
+    int paths = 1;
+
     @Override
     public int paths() {
-        return 1;
+        return paths;
     }
 
     /** No liveness checks: they read the wall clock, which virtual time does not move. */

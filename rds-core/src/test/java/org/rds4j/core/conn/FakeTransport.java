@@ -20,16 +20,19 @@ final class FakeTransport implements TransportInstance {
         final int id;
         final InetAddress local;
         final InetAddress peer;
+        /** The path the core connects, whose index our source port would encode. */
+        final int pathIndex;
         final ConnectionHandler handler;
         /** Set once the test reported success or failure. */
         boolean completed;
         /** The connection, if the test reported success. */
         FakeConnection connection;
 
-        Attempt(int id, InetAddress local, InetAddress peer, ConnectionHandler handler) {
+        Attempt(int id, InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
             this.id = id;
             this.local = local;
             this.peer = peer;
+            this.pathIndex = pathIndex;
             this.handler = handler;
         }
 
@@ -121,7 +124,7 @@ final class FakeTransport implements TransportInstance {
 
     @Override
     public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
-        attempts.add(new Attempt(attempts.size(), local, peer, handler));
+        attempts.add(new Attempt(attempts.size(), local, peer, pathIndex, handler));
     }
 
     /** A new connection object; outgoing ones go from an ephemeral port to 16385, incoming the other way. */

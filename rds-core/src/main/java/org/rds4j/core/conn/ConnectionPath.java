@@ -393,7 +393,8 @@ public final class ConnectionPath {
     PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
         pc.numbering = numbering;
-        connector.upAndCancel();
+        connector.up();
+        pc.upNanos = env.nanoTime();
         transmitter.queueMap();                      // the map goes first on every new connection
         long now = env.nanoTime();
         acks.progress(now);
@@ -440,6 +441,9 @@ public final class ConnectionPath {
                         cause.toString(), requeued, queue.size() - requeued);
             } else {
                 log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
+            }
+            if (pc.received() || (wasUp && env.nanoTime() - pc.upNanos >= env.reconnectMaxNanos())) {
+                connector.proven();                  // the peer sent on it, or it lasted: not a refusal
             }
             if (connector.mayReconnectLocked()) {
                 connector.scheduleReconnectLocked();

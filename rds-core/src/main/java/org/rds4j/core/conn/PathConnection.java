@@ -37,6 +37,10 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
     private long readNanos;
+    /** Whether any read arrived on this connection. */
+    private boolean received;
+    /** When the path came up on this connection (under the path's monitor). */
+    long upNanos;
 
     PathConnection(ConnectionPath path) {
         this.path = path;
@@ -96,6 +100,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     @Override
     public void onBytes(ByteBuffer data) {
         readNanos = System.nanoTime();
+        received = true;
         try {
             decoder.decode(data, this);
         } catch (RdsProtocolException e) {
@@ -107,6 +112,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
         batch.flush();
         path.afterReceive(this);
+    }
+
+    /** Whether the peer has sent anything on this connection (read on the I/O thread that delivers its close). */
+    boolean received() {
+        return received;
     }
 
     private MessageReceiver receiver(int port) {

@@ -33,9 +33,14 @@ final class PathConnector {
         return reconnect.pending();
     }
 
-    /** The path is up: a reconnect still pending is moot, and the backoff starts small again. Under the monitor. */
-    void upAndCancel() {
-        reconnect.upAndCancel();
+    /** The path is up: a reconnect still pending is moot. Under the monitor. */
+    void up() {
+        reconnect.cancel();
+    }
+
+    /** The connection that just closed had proved itself: the backoff starts small again. Under the monitor. */
+    void proven() {
+        reconnect.proven();
     }
 
     /** Opens a transport connection, or on the larger address pokes the peer. Caller holds the path's monitor. */
@@ -66,6 +71,18 @@ final class PathConnector {
         synchronized (path) {
             if (pc != path.currentConnection() || path.state() != PathState.CONNECTING) {
                 tc.close();                          // stale: a newer attempt or an accepted connection won
+                return;
+            }
+            if (connection.initiates() && index > 0 && !connection.multipath().peerEncodesPaths()
+                    && !connection.lanesUpBelow(index)) {
+                // A path below went down while this one connected: a peer that takes its first free path may have
+                // put this connection in that path's place. Nothing was sent on it yet; it connects again once the
+                // paths below are up (Connection#pathUp, or its reconnect finding them up).
+                log.debug("{} path {}: a path below went down meanwhile; dropping the new connection", connection,
+                        index);
+                path.down();
+                tc.abort();
+                scheduleReconnectLocked();
                 return;
             }
             if (connection.initiates()) {
@@ -113,13 +130,14 @@ final class PathConnector {
 
     /**
      * Connects now if the path is down: the peer poked us (it has the larger address and something to send), or the
-     * lanes just opened. A reconnect waiting out its backoff is not waited for: the peer is evidently there, so the
-     * backoff starts again from its minimum.
+     * lanes just opened. A reconnect waiting out its backoff is not waited for: the peer is evidently there. The
+     * backoff itself keeps its size until a connection proves itself, so a peer that pokes and then refuses what we
+     * connect does not get a storm of connections.
      */
     void connectIfDown() {
         synchronized (path) {
             if (path.state() == PathState.DOWN) {
-                reconnect.upAndCancel();
+                reconnect.cancel();
                 connectLocked();
             }
         }

@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 
 /**
  * When a path that is down tries again: the kernel's reconnect delay, with {@link ReconnectBackoff}'s jittered
- * exponential growth, reset each time the path comes up.
+ * exponential growth, reset each time a connection proves itself ({@link #proven}).
  *
  * <p>A scheduled attempt carries a token. The token is set before the task can run (a first reconnect runs at once,
  * on another thread) and the path checks it under its monitor ({@link #claim}), so an attempt cancelled by the path
@@ -58,9 +58,17 @@ final class ReconnectTimer {
         return true;
     }
 
-    /** The path is up: an attempt still pending from before is moot, and the next delay starts small again. */
-    void upAndCancel() {
+    /**
+     * The backoff starts small again: a connection proved itself (the peer sent on it, or it lasted). Not on every
+     * connect: a peer that accepts and at once resets (a 6.1 kernel with no free path for it) must meet a growing
+     * delay, not a storm of connections.
+     */
+    void proven() {
         backoff.reset();
+    }
+
+    /** The path is up, or connects now: an attempt still pending from before is moot. */
+    void cancel() {
         if (task != null) {
             task.cancel(false);
             task = null;

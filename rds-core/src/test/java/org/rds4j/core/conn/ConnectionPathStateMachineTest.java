@@ -193,7 +193,7 @@ class ConnectionPathStateMachineTest {
 
     /** §4.4: immediate first retry, then random delays below min, 2·min, …; UP resets, so the next is immediate. */
     @Example
-    void connectFailureBacksOffAndSuccessResetsTheBackoff() {
+    void connectFailureBacksOffAndAProvenConnectionResetsTheBackoff() {
         PathHarness h = new PathHarness(true, 4);
         h.enqueue(10);
         h.connectFails(h.attempt(0));
@@ -211,14 +211,33 @@ class ConnectionPathStateMachineTest {
         assertEquals(PathState.UP, h.path.state());
         assertEquals(1, c.transmitRequests);
 
+        h.ack(c, 0);                                    // the peer sent on it: the connection proved itself
         int draws = h.env.draws.size();
         h.closes(c, true);
         assertEquals(PathState.DOWN, h.path.state());
         assertEquals(1, h.path.resets());
-        assertEquals(0, lastTask(h).delayNanos, "reset when UP: the reconnect after the loss is immediate");
+        assertEquals(0, lastTask(h).delayNanos, "a proven connection resets the backoff: the reconnect is immediate");
         assertEquals(draws, h.env.draws.size());
         h.timerFires();
         assertEquals(5, h.transport.attempts.size());
+    }
+
+    /**
+     * A peer that accepts and at once resets (a 6.1 kernel with no free path for the connection) does not reset the
+     * backoff: the next attempts keep backing off instead of storming it with connections.
+     */
+    @Example
+    void aConnectionClosedBeforeThePeerSentAnythingKeepsTheBackoff() {
+        PathHarness h = new PathHarness(true, 4);
+        h.enqueue(10);
+        h.connectFails(h.attempt(0));
+        h.timerFires();
+        h.connectFails(h.attempt(1));
+        h.timerFires();
+        FakeTransport.FakeConnection c = h.connectSucceeds(h.attempt(2));
+        h.closes(c, true);                              // refused: nothing read, closed at once
+        assertEquals(2 * FakeEnvironment.MIN_NANOS, lastDraw(h).bound(), "the ceiling keeps growing");
+        assertEquals(lastDraw(h).value(), lastTask(h).delayNanos);
     }
 
     /** §3.4: on loss, written-but-unreleased messages go back in front, marked retransmitted, numbers kept. */
@@ -327,11 +346,12 @@ class ConnectionPathStateMachineTest {
         FakeTransport.FakeConnection c = h.incoming();
         assertEquals(PathState.UP, h.path.state());
 
+        h.ack(c, 0);                                    // the peer sent on it: proven, the backoff resets
         c.closedDelivered = true;                        // the peer's connection drops; a message is still queued
         c.handler.onClosed(new java.io.IOException("connection reset (test)"));
         assertEquals(PathState.DOWN, h.path.state());
         VirtualScheduler.Task next = reconnectTask(h);
-        assertEquals(h.env.scheduler.now(), next.dueNanos, "the backoff was reset when UP, so the re-poke after the"
+        assertEquals(h.env.scheduler.now(), next.dueNanos, "the connection proved itself, so the re-poke after the"
                 + " loss is immediate; it waits for the re-poke scheduled before UP: " + next);
     }
 

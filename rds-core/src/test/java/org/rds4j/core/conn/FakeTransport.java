@@ -60,6 +60,8 @@ final class FakeTransport implements TransportInstance {
         final List<Long> frameEnds = new ArrayList<>();
         /** The highest offset reported through {@link ConnectionHandler#onTransmitted}. */
         long reported;
+        /** Whether the test delivered any bytes of the peer on it (it proved itself: the backoff resets). */
+        boolean bytesDelivered;
 
         FakeConnection(int id, boolean outgoing, InetSocketAddress local, InetSocketAddress remote) {
             this.id = id;

@@ -87,6 +87,32 @@ class LaneOrderTest {
         }
     }
 
+    /**
+     * A path below goes down while a path above is connecting: the peer may put the new connection in the lower
+     * path's place, so it is dropped unused, and connects again once the paths below are up.
+     */
+    @Example
+    void aConnectionThatCompletesAfterAPathBelowWentDownIsDropped() {
+        openLanes(false);
+        FakeTransport.FakeConnection one = connects(onlyPending());
+        connects(onlyPending());
+        FakeTransport.Attempt three = onlyPending();
+        assertEquals(3, three.pathIndex);
+        one.handler.onClosed(new IOException("connection reset by peer (test)"));
+        FakeTransport.FakeConnection early = complete(three);
+        assertEquals(1, early.abortCalls, "path 3's connection, made while path 1 was down, is dropped unused");
+        assertEquals(0, early.transmitRequests);
+        assertEquals(PathState.DOWN, connection.path(3).state());
+        env.scheduler.advanceBy(2 * SECOND);
+        FakeTransport.Attempt again = onlyPending();
+        assertEquals(1, again.pathIndex, "path 1 first");
+        connects(again);
+        env.scheduler.advanceBy(2 * SECOND);
+        FakeTransport.Attempt next = onlyPending();
+        assertEquals(3, next.pathIndex, "then path 3");
+        connects(next);
+    }
+
     /** Path 0 up, then the peer's pong with NPATHS=8, with or without SPORT_IDX. */
     private void openLanes(boolean sportIdx) {
         connection.path(0).connectIfDown();
@@ -104,12 +130,17 @@ class LaneOrderTest {
     }
 
     private FakeTransport.FakeConnection connects(FakeTransport.Attempt a) {
+        FakeTransport.FakeConnection c = complete(a);
+        assertTrue(connection.path(a.pathIndex).state() == PathState.UP, "path " + a.pathIndex + " up");
+        return c;
+    }
+
+    private FakeTransport.FakeConnection complete(FakeTransport.Attempt a) {
         a.completed = true;
         FakeTransport.FakeConnection c = transport.newConnection(true, a.local, a.peer);
         c.handler = a.handler;
         a.connection = c;
         a.handler.onConnected(c);
-        assertTrue(connection.path(a.pathIndex).state() == PathState.UP, "path " + a.pathIndex + " up");
         return c;
     }
 }

@@ -131,6 +131,8 @@ final class PathHarness {
     ConnectionHandler mCurrent;
     boolean mPending;
     long mCeiling;
+    /** When the current connection came up (virtual time). */
+    long mUpAt;
     final ArrayDeque<Long> mSend = new ArrayDeque<>();
     final ArrayDeque<Long> mSent = new ArrayDeque<>();
     final Set<Long> mRetransmit = new HashSet<>();
@@ -315,6 +317,9 @@ final class PathHarness {
         }
         expect(env.counters.get(Counter.SEND_RETRANSMITTED) == retransmittedBefore + requeued,
                 "send_retransmitted counts the " + requeued + " requeued messages");
+        if (c.bytesDelivered || (wasUp && env.nanoTime() - mUpAt >= FakeEnvironment.MAX_NANOS)) {
+            mCeiling = 0;                           // it proved itself: not a refusal, the next attempt is at once
+        }
         if (smaller || queued() > 0) {
             scheduleReconnect();
         }
@@ -338,9 +343,8 @@ final class PathHarness {
         if (smaller) {
             path.connectIfDown();
             if (mState == PathState.DOWN) {
-                // answered at once: a reconnect waiting out its backoff is cancelled and the backoff starts again
+                // answered at once: a reconnect waiting out its backoff is cancelled (the backoff keeps its size)
                 mPending = false;
-                mCeiling = 0;
                 expectConnect("a poke from the larger peer");
             }
             return null;
@@ -492,6 +496,7 @@ final class PathHarness {
         b.flip();
         long acksReceived = env.counters.get(Counter.ACK_RECEIVED);
         long acksExpected = acksReceived;
+        c.bytesDelivered = true;
         c.handler.onBytes(b);
         if (h.ack() != 0) {
             mPeerAcks = true;
@@ -600,6 +605,7 @@ final class PathHarness {
         bad.flip();
         int aborts = c.abortCalls;
         long errors = env.counters.get(Counter.RECV_PROTOCOL_ERROR);
+        c.bytesDelivered = true;
         c.handler.onBytes(bad);
         expect(env.counters.get(Counter.RECV_PROTOCOL_ERROR) == errors + 1, "recv_protocol_error counted");
         if (c.handler == mCurrent) {
@@ -633,9 +639,9 @@ final class PathHarness {
 
     private void up(FakeTransport.FakeConnection c) {
         mState = PathState.UP;
-        mCeiling = 0;
-        // rds4j's documented rule: the backoff is reset when UP. A reconnect (or re-poke) still pending from
-        // before is moot now; the next loss must reconnect per the fresh backoff.
+        mUpAt = env.nanoTime();
+        // A reconnect (or re-poke) still pending from before is moot now. The backoff resets only once this
+        // connection proves itself (the peer sends on it, or it lasts the backoff's maximum): see closes0.
         mPending = false;
         mCongQueued = true;
         // the multipath probe on every UP of path 0, as kernels from 7.0 do (the peer's offer and generation again)

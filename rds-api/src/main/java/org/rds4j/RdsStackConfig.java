@@ -152,9 +152,8 @@ public final class RdsStackConfig {
      * socket's messages to a peer stay on one path. Offered in the multipath probe (NPATHS); the two ends use the
      * smaller of their offers. The host with the smaller address opens the extra paths once the number is agreed.
      *
-     * <p>1 unless set, for now: towards Linux 6.1 and 6.12 (which place connections on the first free path, and
-     * send their congestion maps on path 0 only) the kernel suite still shows duplicates after all lanes reset and a
-     * late congestion signal with 8 (docs/protocol.md, "Paths"). 8 is the kernel's {@code RDS_MPATH_WORKERS}.
+     * <p>8 unless set, the kernel's {@code RDS_MPATH_WORKERS}. 1 gives one transport connection per peer, as
+     * kernels before 4.11 had.
      *
      * @return 1, 2, 4 or 8
      */
@@ -238,7 +237,7 @@ public final class RdsStackConfig {
         private Duration reconnectMaxDelay = Duration.ofSeconds(1);
         private Duration livenessInterval = Duration.ZERO;
         private boolean busyPoll;
-        private int paths = 1;
+        private int paths = 8;
         private boolean jmx = true;
         private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;

@@ -95,8 +95,8 @@ class CapturedTrafficDissectorTest {
         String ours = low.getHostAddress() + ":";
         assertTrue(r.codec().values().stream().filter(s -> s.name().startsWith(ours))
                 .flatMap(s -> s.frames().stream())
-                .anyMatch(f -> f.kind().equals("PROBE_PING") && f.exthdrs().matches("5:0001 6:[0-9a-f]{8} 8:00")),
-                "rds4j's probe ping with NPATHS=1 (the default), GEN_NUM and SPORT_IDX: " + r.codec());
+                .anyMatch(f -> f.kind().equals("PROBE_PING") && f.exthdrs().matches("5:0008 6:[0-9a-f]{8} 8:00")),
+                "rds4j's probe ping with NPATHS=8 (the default), GEN_NUM and SPORT_IDX: " + r.codec());
     }
 
     /** A fresh stack at {@code low}: every size to the guest's echo agent and back, then a ping. */

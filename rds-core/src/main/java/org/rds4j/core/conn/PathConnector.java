@@ -33,12 +33,12 @@ final class PathConnector {
         return reconnect.pending();
     }
 
-    /** The path is up: a reconnect still pending is moot. Under the monitor. */
+    /** The path is up: a reconnect still pending is moot, and the backoff restarts (see ReconnectTimer#up). */
     void up() {
-        reconnect.cancel();
+        reconnect.up();
     }
 
-    /** The connection that just closed had proved itself: the backoff starts small again. Under the monitor. */
+    /** The connection that just closed had proved itself: quick retries again. Under the monitor. */
     void proven() {
         reconnect.proven();
     }
@@ -131,8 +131,7 @@ final class PathConnector {
     /**
      * Connects now if the path is down: the peer poked us (it has the larger address and something to send), or the
      * lanes just opened. A reconnect waiting out its backoff is not waited for: the peer is evidently there. The
-     * backoff itself keeps its size until a connection proves itself, so a peer that pokes and then refuses what we
-     * connect does not get a storm of connections.
+     * backoff itself keeps its size (the connection, once up, restarts it; see ReconnectTimer#up).
      */
     void connectIfDown() {
         synchronized (path) {

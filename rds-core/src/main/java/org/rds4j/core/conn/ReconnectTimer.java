@@ -7,7 +7,8 @@ import java.util.function.Consumer;
 
 /**
  * When a path that is down tries again: the kernel's reconnect delay, with {@link ReconnectBackoff}'s jittered
- * exponential growth, reset each time a connection proves itself ({@link #proven}).
+ * exponential growth, reset each time a connection comes up, unless too many in a row failed to prove themselves
+ * ({@link #up}).
  *
  * <p>A scheduled attempt carries a token. The token is set before the task can run (a first reconnect runs at once,
  * on another thread) and the path checks it under its monitor ({@link #claim}), so an attempt cancelled by the path
@@ -19,6 +20,10 @@ final class ReconnectTimer {
     private boolean pending;
     private ScheduledFuture<?> task;
     private Object token;
+    /** Connections in a row that closed before they proved themselves. */
+    private int unproven;
+    /** How many unproven connections in a row still restart the backoff when they come up. */
+    static final int QUICK_RETRIES = 1024;
 
     ReconnectTimer(ConnectionEnvironment env) {
         this.env = env;
@@ -59,15 +64,28 @@ final class ReconnectTimer {
     }
 
     /**
-     * The backoff starts small again: a connection proved itself (the peer sent on it, or it lasted). Not on every
-     * connect: a peer that accepts and at once resets (a 6.1 kernel with no free path for it) must meet a growing
-     * delay, not a storm of connections.
+     * A connection came up. The next attempt after losing it is at once again, as in the kernel, unless the last
+     * {@link #QUICK_RETRIES} connections in a row were all closed before they proved themselves: then the delay
+     * keeps growing. A 6.12 kernel can kill what it accepts on a path many times in a row while that path's old
+     * connection is still being torn down (a few hundred times within 3 s in scenario 6b), and only quick retries get
+     * through; a peer that refuses everything (a kernel that remembers 8 paths from an earlier peer at this address,
+     * pokes on its path 0 and resets the rest) must not get connections at full speed forever.
      */
+    void up() {
+        cancel();
+        if (unproven < QUICK_RETRIES) {
+            backoff.reset();
+        }
+        unproven++;
+    }
+
+    /** The connection that closed proved itself (the peer sent on it, or it lasted): quick retries again. */
     void proven() {
+        unproven = 0;
         backoff.reset();
     }
 
-    /** The path is up, or connects now: an attempt still pending from before is moot. */
+    /** An attempt still pending from before is moot: the path is up, or connects now. */
     void cancel() {
         if (task != null) {
             task.cancel(false);

@@ -133,6 +133,8 @@ final class PathHarness {
     long mCeiling;
     /** When the current connection came up (virtual time). */
     long mUpAt;
+    /** Connections in a row that came up and closed before the peer sent on them or they lasted 1 s. */
+    int mUnproven;
     final ArrayDeque<Long> mSend = new ArrayDeque<>();
     final ArrayDeque<Long> mSent = new ArrayDeque<>();
     final Set<Long> mRetransmit = new HashSet<>();
@@ -319,6 +321,7 @@ final class PathHarness {
                 "send_retransmitted counts the " + requeued + " requeued messages");
         if (c.bytesDelivered || (wasUp && env.nanoTime() - mUpAt >= FakeEnvironment.MAX_NANOS)) {
             mCeiling = 0;                           // it proved itself: not a refusal, the next attempt is at once
+            mUnproven = 0;
         }
         if (smaller || queued() > 0) {
             scheduleReconnect();
@@ -640,8 +643,12 @@ final class PathHarness {
     private void up(FakeTransport.FakeConnection c) {
         mState = PathState.UP;
         mUpAt = env.nanoTime();
-        // A reconnect (or re-poke) still pending from before is moot now. The backoff resets only once this
-        // connection proves itself (the peer sends on it, or it lasts the backoff's maximum): see closes0.
+        // A reconnect (or re-poke) still pending from before is moot now, and the backoff restarts, unless
+        // QUICK_RETRIES connections in a row closed before proving themselves (closes0 counts them).
+        if (mUnproven < ReconnectTimer.QUICK_RETRIES) {
+            mCeiling = 0;
+        }
+        mUnproven++;
         mPending = false;
         mCongQueued = true;
         // the multipath probe on every UP of path 0, as kernels from 7.0 do (the peer's offer and generation again)

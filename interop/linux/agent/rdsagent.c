@@ -568,7 +568,7 @@ static int mode_recv(int argc, char **argv)
     int fd = rds_socket(&me, 0, 4 * RDS_MAX_MSG);
     unsigned char *buf = malloc(RX_BUF);
     struct rx_stats st;
-    uint64_t got = 0;
+    uint64_t got = 0, t_first = 0, t_last = 0;
     char a[64];
     memset(&st, 0, sizeof st);
     out("RECV ready addr=%s count=%" PRIu64 " timeout=%u", fmt_addr(&me, a, sizeof a), count, timeout);
@@ -586,16 +586,20 @@ static int mode_recv(int argc, char **argv)
             die("recvmsg: %s", strerror(errno));
         }
         got++;
+        t_last = now_us();
+        if (got == 1)
+            t_first = t_last;
         account(&st, &from, buf, (size_t)r, (mh.msg_flags & MSG_TRUNC) != 0, -1);
     }
     finish_lost(&st);
     uint64_t missing = count > got ? count - got : 0;
     uint64_t bad = st.lost + st.dup + st.reordered + st.corrupt;
+    /* us: from the first message to the last, for throughput (the wait for the first is not counted) */
     out("RECV done ok=%" PRIu64 " bad=%" PRIu64 " received=%" PRIu64 " missing=%" PRIu64
         " lost=%" PRIu64 " duplicate=%" PRIu64 " reordered=%" PRIu64 " corrupt=%" PRIu64
-        " bytes=%" PRIu64 " sources=%zu timeout=%d",
+        " bytes=%" PRIu64 " sources=%zu timeout=%d us=%" PRIu64,
         st.ok, bad, got, missing, st.lost, st.dup, st.reordered, st.corrupt, st.bytes, nsources,
-        alarmed ? 1 : 0);
+        alarmed ? 1 : 0, t_last - t_first);
     return (bad || missing) ? 1 : 0;
 }
 

@@ -410,6 +410,17 @@ class KernelInteropTest {
         return ((CoreStack) s).connections().stream().filter(x -> x.peer().equals(guest)).findFirst().orElseThrow();
     }
 
+    /** Waits (bounded) until path {@code lane} no longer uses {@code tc}: the abort reached the path. */
+    private static void awaitReplaced(Connection c, int lane, org.rds4j.core.spi.TransportConnection tc) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.path(lane).transportConnection() == tc) {
+            if (System.nanoTime() > deadline) {
+                fail("path " + lane + " still uses the connection it aborted 10 s ago: " + describe(c));
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
     /** Waits (bounded) until every path in use is up: the extra paths connect right after the probe's answer. */
     private static void awaitPathsUp(Connection c) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -629,6 +640,7 @@ class KernelInteropTest {
                 if (tc != null) {
                     tc.abort();
                     resets++;
+                    awaitReplaced(c, lane, tc);                    // the path has seen it go: no stale UP below
                 }
             }
             RdsSocket out = outs.get(k % senders);
@@ -786,6 +798,62 @@ class KernelInteropTest {
         }
         // The tool closed its stack on exit: whatever it had not sent by then would be gone.
         assertGuestJob(Guest.await("s10", Duration.ofSeconds(60)), "RECV done ok=1000 bad=0");
+    }
+
+    // ------------------------------------------------------------------------------------------------ scenario 11
+
+    @Test
+    @Order(110)
+    @DisplayName("scenario 11: throughput rds4j -> kernel and kernel -> rds4j at 64 B and 8 KiB (measured and"
+            + " printed, not a target)")
+    void throughputWithTheKernel() throws Exception {
+        RdsStack s = stack(low);
+        StringBuilder report = new StringBuilder("KERNEL-INTEROP scenario 11 [" + System.getenv("RDS4J_KERNEL_VERSION")
+                + "]:");
+        int port = 4960;
+        for (int size : new int[] {64, 8192}) {
+            int count = size == 64 ? 20_000 : 4_000;
+            // rds4j -> kernel, timed by the kernel's receiver from its first message to its last
+            RdsSocket out = socket(s, low, port + 1);
+            Guest.start("s11-rx", "rdsagent recv " + guest.getHostAddress() + ":" + port + " " + count + " 120");
+            Guest.expect("s11-rx", "RECV ready", Duration.ofSeconds(30));
+            ByteBuffer b = ByteBuffer.allocate(size);
+            for (int k = 0; k < count; k++) {
+                PayloadPattern.fill(b.clear(), k, size);
+                out.send(b.flip(), at(guest, port));
+            }
+            assertTrue(out.awaitSent(Duration.ofSeconds(60)), "not all acknowledged\n" + diagnostics(s));
+            Guest.Result rx = Guest.await("s11-rx", Duration.ofSeconds(120));
+            assertGuestJob(rx, "RECV done ok=" + count + " bad=0");
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(" us=(\\d+)").matcher(rx.output());
+            assertTrue(m.find(), rx.output());
+            long toKernelUs = Math.max(1, Long.parseLong(m.group(1)));
+            // kernel -> rds4j, timed by rds4j from the first message to the last
+            RdsSocket in = socket(s, low, port + 2);
+            Guest.start("s11-tx", "rdsagent send " + guest.getHostAddress() + ":" + (port + 3) + " "
+                    + low.getHostAddress() + ":" + (port + 2) + " " + count + " " + size + " 120");
+            long first = 0;
+            long last = 0;
+            for (int k = 0; k < count; k++) {
+                int want = k;
+                RdsDatagram d = in.receive(Duration.ofSeconds(60)).orElseThrow(
+                        () -> new AssertionError("message " + want + " never arrived\n" + diagnostics(s)));
+                last = System.nanoTime();
+                first = k == 0 ? last : first;
+                assertTrue(d.length() == size && PayloadPattern.matches(PayloadPattern.claimedSequence(d.payload()), k,
+                        size), "message " + k + " is not the one sent");
+            }
+            assertGuestJob(Guest.await("s11-tx", Duration.ofSeconds(60)), "SEND done sent=" + count + " errors=0");
+            long fromKernelUs = Math.max(1, (last - first) / 1000);
+            report.append(String.format(" %d B x %,d: rds4j->kernel %,d msgs/s (%.1f MB/s); kernel->rds4j %,d msgs/s"
+                            + " (%.1f MB/s);", size, count, count * 1_000_000L / toKernelUs,
+                    (double) count * size / toKernelUs, count * 1_000_000L / fromKernelUs,
+                    (double) count * size / fromKernelUs));
+            out.close();
+            in.close();
+            port += 10;
+        }
+        System.out.println(report);
     }
 
     // ------------------------------------------------------------------------------------------------ scenario 9

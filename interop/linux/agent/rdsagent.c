@@ -942,8 +942,10 @@ static ssize_t nl_xfer(int nl, const void *req, size_t len, char *rbuf, size_t r
 /* Destroys (RST) every TCP socket with port 16385 on either end, for both
  * address families: the kernel keeps accepted RDS sockets as v4-mapped IPv6.
  * This is how a test aborts the guest's RDS connections without ss(8). */
-static int mode_kill_tcp(void)
+/* kill-tcp [PORT] - abort every RDS/TCP socket, or only the one whose far end uses TCP port PORT */
+static int mode_kill_tcp(int argc, char **argv)
 {
+    unsigned only = argc > 0 ? (unsigned)parse_ulong(argv[0], "port") : 0;
     int nl = socket(AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG);
     if (nl < 0)
         die("netlink: %s", strerror(errno));
@@ -973,8 +975,9 @@ static int mode_kill_tcp(void)
                     break;
                 }
                 struct inet_diag_msg *m = NLMSG_DATA(h);
-                if ((ntohs(m->id.idiag_sport) == RDS_TCP_PORT || ntohs(m->id.idiag_dport) == RDS_TCP_PORT) &&
-                    nv < 256) {
+                unsigned sport = ntohs(m->id.idiag_sport), dport = ntohs(m->id.idiag_dport);
+                unsigned far = sport == RDS_TCP_PORT ? dport : sport;
+                if ((sport == RDS_TCP_PORT || dport == RDS_TCP_PORT) && (only == 0 || far == only) && nv < 256) {
                     fams[nv] = m->idiag_family;
                     victims[nv++] = m->id;
                 }
@@ -1032,7 +1035,7 @@ static void usage(void)
           "  sizes-recv ADDR:PORT [S,..] [TMO]           receive and verify that list\n"
           "  ping DEST [COUNT] [SRC] [TMO_PER_PING]      RDS ping (0-byte message to port 0)\n"
           "  stall ADDR:PORT SECONDS [RCVBUF]            bind, do not read for SECONDS, then drain\n"
-          "  counters | conns | dmesg | kill-tcp         kernel RDS counters / connections / log / abort RDS TCP sockets\n"
+          "  counters | conns | dmesg | kill-tcp [PORT]  kernel RDS counters / connections / log / abort RDS TCP sockets\n"
           "  pattern K SIZE                              print the pattern bytes in hex (for cross-checking)\n",
           stderr);
     exit(2);
@@ -1074,7 +1077,7 @@ int main(int argc, char **argv)
     if (!strcmp(m, "counters")) return mode_counters();
     if (!strcmp(m, "conns")) return mode_conns();
     if (!strcmp(m, "dmesg")) return mode_dmesg();
-    if (!strcmp(m, "kill-tcp")) return mode_kill_tcp();
+    if (!strcmp(m, "kill-tcp")) return mode_kill_tcp(ac, av);
     if (!strcmp(m, "pattern")) return mode_pattern(ac, av);
     usage();
     return 2;

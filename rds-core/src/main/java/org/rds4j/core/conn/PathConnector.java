@@ -77,11 +77,12 @@ final class PathConnector {
                     && !connection.lanesUpBelow(index)) {
                 // A path below went down while this one connected: a peer that takes its first free path may have
                 // put this connection in that path's place. Nothing was sent on it yet; it connects again once the
-                // paths below are up (Connection#pathUp, or its reconnect finding them up).
-                log.debug("{} path {}: a path below went down meanwhile; dropping the new connection", connection,
+                // paths below are up (Connection#pathUp, or its reconnect finding them up). Closed, not reset: a
+                // reset while a 6.1 or 6.12 kernel writes on the path can wedge it there (docs/protocol.md).
+                log.debug("{} path {}: a path below went down meanwhile; closing the new connection", connection,
                         index);
                 path.down();
-                tc.abort();
+                tc.close();
                 scheduleReconnectLocked();
                 return;
             }

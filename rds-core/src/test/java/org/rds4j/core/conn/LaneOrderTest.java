@@ -100,7 +100,7 @@ class LaneOrderTest {
         assertEquals(3, three.pathIndex);
         one.handler.onClosed(new IOException("connection reset by peer (test)"));
         FakeTransport.FakeConnection early = complete(three);
-        assertEquals(1, early.abortCalls, "path 3's connection, made while path 1 was down, is dropped unused");
+        assertEquals(1, early.closeCalls, "path 3's connection, made while path 1 was down, is closed unused");
         assertEquals(0, early.transmitRequests);
         assertEquals(PathState.DOWN, connection.path(3).state());
         env.scheduler.advanceBy(2 * SECOND);

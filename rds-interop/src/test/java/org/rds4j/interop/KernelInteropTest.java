@@ -818,8 +818,10 @@ class KernelInteropTest {
         int port = 4960;
         for (int size : new int[] {64, 8192}) {
             int count = size == 64 ? 20_000 : 4_000;
-            // rds4j -> kernel, timed by the kernel's receiver from its first message to its last
-            RdsSocket out = socket(s, low, port + 1);
+            // rds4j -> kernel, timed by the kernel's receiver from its first message to its last; the socket keeps
+            // the default send buffer (106,496 bytes, as the kernel's), so acknowledgement round trips count
+            RdsSocket out = s.openSocket();
+            out.bind(at(low, port + 1));
             Guest.start("s11-rx", "rdsagent recv " + guest.getHostAddress() + ":" + port + " " + count + " 120");
             Guest.expect("s11-rx", "RECV ready", Duration.ofSeconds(30));
             ByteBuffer b = ByteBuffer.allocate(size);

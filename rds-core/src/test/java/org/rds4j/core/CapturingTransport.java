@@ -1,11 +1,8 @@
 package org.rds4j.core;
 
 import java.io.ByteArrayOutputStream;
-import java.lang.reflect.Field;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
@@ -27,13 +24,7 @@ final class CapturingTransport implements RdsTransport {
 
     /** Adds this transport to {@code stack}, so that sockets with SO_RDS_TRANSPORT "capture" bind to it. */
     static CapturingTransport install(CoreStack stack) throws ReflectiveOperationException {
-        CapturingTransport t = new CapturingTransport();
-        Field f = CoreStack.class.getDeclaredField("transports");
-        f.setAccessible(true);
-        @SuppressWarnings("unchecked")
-        Map<String, TransportBinding> transports = (Map<String, TransportBinding>) f.get(stack);
-        transports.put(NAME, new TransportBinding(stack, t));
-        return t;
+        return AcceptingTransports.install(stack, new CapturingTransport());
     }
 
     @Override
@@ -44,29 +35,7 @@ final class CapturingTransport implements RdsTransport {
     @Override
     public TransportInstance open(TransportHost host) {
         this.host = host;
-        return new TransportInstance() {
-            @Override
-            public boolean canBind(InetAddress address) {
-                return true;
-            }
-
-            @Override
-            public void listen(InetAddress local) {
-            }
-
-            @Override
-            public void unlisten(InetAddress local) {
-            }
-
-            @Override
-            public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
-                handler.onConnectFailed(new java.net.ConnectException("the capture transport only accepts"));
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return AcceptingTransports.acceptOnly("the capture transport only accepts", () -> { });
     }
 
     /** A connection the test drives: it records transmit requests and never does I/O. */

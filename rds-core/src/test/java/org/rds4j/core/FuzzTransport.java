@@ -1,14 +1,10 @@
 package org.rds4j.core;
 
 import java.io.ByteArrayOutputStream;
-import java.lang.reflect.Field;
-import java.net.ConnectException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
@@ -37,13 +33,7 @@ final class FuzzTransport implements RdsTransport {
     final AtomicInteger connectCalls = new AtomicInteger();
 
     static FuzzTransport install(CoreStack stack) throws ReflectiveOperationException {
-        FuzzTransport t = new FuzzTransport();
-        Field f = CoreStack.class.getDeclaredField("transports");
-        f.setAccessible(true);
-        @SuppressWarnings("unchecked")
-        Map<String, TransportBinding> transports = (Map<String, TransportBinding>) f.get(stack);
-        transports.put(NAME, new TransportBinding(stack, t));
-        return t;
+        return AcceptingTransports.install(stack, new FuzzTransport());
     }
 
     @Override
@@ -54,30 +44,7 @@ final class FuzzTransport implements RdsTransport {
     @Override
     public TransportInstance open(TransportHost host) {
         this.host = host;
-        return new TransportInstance() {
-            @Override
-            public boolean canBind(InetAddress address) {
-                return true;
-            }
-
-            @Override
-            public void listen(InetAddress local) {
-            }
-
-            @Override
-            public void unlisten(InetAddress local) {
-            }
-
-            @Override
-            public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
-                connectCalls.incrementAndGet();
-                handler.onConnectFailed(new ConnectException("the fuzzed peer only connects to us"));
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return AcceptingTransports.acceptOnly("the fuzzed peer only connects to us", connectCalls::incrementAndGet);
     }
 
     /** The peer opens a connection; null if the core refused it (the transport would reset it). */

@@ -141,6 +141,16 @@ final class FakeTransport implements TransportInstance {
         return c;
     }
 
+    /** Completes attempt {@code a} with a new outgoing connection and reports it to the core; returns it. */
+    FakeConnection connected(Attempt a) {
+        a.completed = true;
+        FakeConnection c = newConnection(true, a.local, a.peer);
+        c.handler = a.handler;
+        a.connection = c;
+        a.handler.onConnected(c);
+        return c;
+    }
+
     List<Attempt> pendingAttempts() {
         return attempts.stream().filter(a -> !a.completed).toList();
     }

@@ -99,7 +99,7 @@ class LaneOrderTest {
         FakeTransport.Attempt three = onlyPending();
         assertEquals(3, three.pathIndex);
         one.handler.onClosed(new IOException("connection reset by peer (test)"));
-        FakeTransport.FakeConnection early = complete(three);
+        FakeTransport.FakeConnection early = transport.connected(three);
         assertEquals(1, early.closeCalls, "path 3's connection, made while path 1 was down, is closed unused");
         assertEquals(0, early.transmitRequests);
         assertEquals(PathState.DOWN, connection.path(3).state());
@@ -130,17 +130,8 @@ class LaneOrderTest {
     }
 
     private FakeTransport.FakeConnection connects(FakeTransport.Attempt a) {
-        FakeTransport.FakeConnection c = complete(a);
+        FakeTransport.FakeConnection c = transport.connected(a);
         assertTrue(connection.path(a.pathIndex).state() == PathState.UP, "path " + a.pathIndex + " up");
-        return c;
-    }
-
-    private FakeTransport.FakeConnection complete(FakeTransport.Attempt a) {
-        a.completed = true;
-        FakeTransport.FakeConnection c = transport.newConnection(true, a.local, a.peer);
-        c.handler = a.handler;
-        a.connection = c;
-        a.handler.onConnected(c);
         return c;
     }
 }

@@ -24,27 +24,18 @@ class StaleConnectionTest {
                 "fake", transport, env, new CongestionMap());
         ConnectionPath path = connection.path(0);
         path.connectIfDown();
-        FakeTransport.FakeConnection first = connects(transport.pendingAttempts().get(0));
+        FakeTransport.FakeConnection first = transport.connected(transport.pendingAttempts().get(0));
         deliver(first, 5, 0);
         assertEquals(6, path.receiver().nextRxSeq());
 
         first.handler.onClosed(new IOException("connection reset (test)"));
         env.scheduler.advanceBy(0);                        // the first reconnect is immediate
-        FakeTransport.FakeConnection second = connects(transport.pendingAttempts().get(0));
+        FakeTransport.FakeConnection second = transport.connected(transport.pendingAttempts().get(0));
 
         deliver(first, 9, 0);                              // late bytes of the replaced connection
         assertEquals(6, path.receiver().nextRxSeq(), "a frame from the replaced connection is ignored");
         deliver(second, 7, RdsHeader.FLAG_RETRANSMITTED);  // the peer resends on the new one
         assertEquals(8, path.receiver().nextRxSeq(), "the resent message is taken");
-    }
-
-    private FakeTransport.FakeConnection connects(FakeTransport.Attempt a) {
-        a.completed = true;
-        FakeTransport.FakeConnection c = transport.newConnection(true, a.local, a.peer);
-        c.handler = a.handler;
-        a.connection = c;
-        a.handler.onConnected(c);
-        return c;
     }
 
     /** A zero-length message from port 4000 to port 4001 (no socket there: only the numbers matter). */

@@ -393,8 +393,7 @@ public final class ConnectionPath {
     PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
         pc.numbering = numbering;
-        connector.up();
-        pc.upNanos = env.nanoTime();
+        connector.up(pc);
         transmitter.queueMap();                      // the map goes first on every new connection
         long now = env.nanoTime();
         acks.progress(now);
@@ -442,12 +441,7 @@ public final class ConnectionPath {
             } else {
                 log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
             }
-            if (pc.received() || (wasUp && env.nanoTime() - pc.upNanos >= env.reconnectMaxNanos())) {
-                connector.proven();                  // the peer sent on it, or it lasted: not a refusal
-            }
-            if (connector.mayReconnectLocked()) {
-                connector.scheduleReconnectLocked();
-            }
+            connector.closedLocked(pc, wasUp);
         }
     }
 

@@ -39,7 +39,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private long readNanos;
     /** Whether any read arrived on this connection. */
     private boolean received;
-    /** When the path came up on this connection (under the path's monitor). */
+    /** When the path came up on this connection (PathConnector#up, under the path's monitor). */
     long upNanos;
 
     PathConnection(ConnectionPath path) {

@@ -33,14 +33,27 @@ final class PathConnector {
         return reconnect.pending();
     }
 
-    /** The path is up: a reconnect still pending is moot, and the backoff restarts (see ReconnectTimer#up). */
-    void up() {
+    /**
+     * The path is up on {@code pc}: a reconnect still pending is moot, and the backoff restarts (see
+     * ReconnectTimer#up). Under the monitor.
+     */
+    void up(PathConnection pc) {
+        pc.upNanos = env.nanoTime();
         reconnect.up();
     }
 
-    /** The connection that just closed had proved itself: quick retries again. Under the monitor. */
-    void proven() {
-        reconnect.proven();
+    /**
+     * The path's connection {@code pc} closed ({@code wasUp}: after it had come up). If it proved itself (the peer
+     * sent on it, or it lasted the backoff's maximum) it was no refusal: quick retries again. Then the path connects
+     * again if it may. Under the monitor.
+     */
+    void closedLocked(PathConnection pc, boolean wasUp) {
+        if (pc.received() || (wasUp && env.nanoTime() - pc.upNanos >= env.reconnectMaxNanos())) {
+            reconnect.proven();
+        }
+        if (mayReconnectLocked()) {
+            scheduleReconnectLocked();
+        }
     }
 
     /** Opens a transport connection, or on the larger address pokes the peer. Caller holds the path's monitor. */

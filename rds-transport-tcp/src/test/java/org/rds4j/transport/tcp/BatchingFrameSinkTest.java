@@ -47,7 +47,8 @@ class BatchingFrameSinkTest {
         EmbeddedChannel ch = channel();
         BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
-        int frames = 3000;                       // 3000 * (48 + 100) = 444,000 bytes: 6 full batches + a part
+        int frames = 3000;                       // 3000 * (48 + 100) = 444,000 bytes: 13 full batches + a part
+        int batch = BatchingFrameSink.BATCH_SIZE;
         for (int i = 0; i < frames; i++) {
             ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, 100), i);
             RecordingHandler.append(expected, f);
@@ -69,7 +70,9 @@ class BatchingFrameSinkTest {
             got.write(a, 0, a.length);
             b.release();
         }
-        assertEquals(List.of(65536, 65536, 65536, 65536, 65536, 65536, 444_000 - 6 * 65536), sizes);
+        List<Integer> full = new ArrayList<>(java.util.Collections.nCopies(444_000 / batch, batch));
+        full.add(444_000 % batch);
+        assertEquals(full, sizes);
         assertTrue(java.util.Arrays.equals(expected.toByteArray(), got.toByteArray()));
         // One report per pass, of everything written: the embedded channel took it all, so it has left.
         assertEquals(List.of(444_000L), transmitted);
@@ -91,7 +94,7 @@ class BatchingFrameSinkTest {
             total += b.readableBytes();
             b.release();
         }
-        assertEquals(17, batches);               // 48 + 1 MiB = 16 full batches and 48 bytes
+        assertEquals((1 << 20) / BatchingFrameSink.BATCH_SIZE + 1, batches);   // 48 + 1 MiB: full batches and 48 bytes
         assertEquals(48 + (1 << 20), total);
         assertEquals(48L + (1 << 20), transmitted.get(transmitted.size() - 1));
         ch.finishAndReleaseAll();

@@ -16,9 +16,15 @@ import java.util.Objects;
  * @param peerGeneration the peer's generation number (GEN_NUM) as last seen, an unsigned 32-bit value; 0 if none
  *        was seen
  * @param paths the connection's paths, by index
+ * @param overBudgetBytes payload bytes from this peer queued on our sockets beyond their budgets (half of each
+ *        socket's {@code SO_RCVBUF}) and not yet read: what it sent while their ports were congested
+ * @param overBudgetPeak the most {@code overBudgetBytes} has been, checked after each read of a connection
+ * @param readingStopped whether some of the peer's connections are not being read, because {@code overBudgetBytes}
+ *        went over {@link RdsStackConfig#peerReceiveBytes()}; they are read again below half of it
  */
 public record RdsConnectionInfo(InetAddress local, InetAddress peer, String transport, int peerPaths,
-                                long peerGeneration, List<RdsPathInfo> paths) {
+                                long peerGeneration, List<RdsPathInfo> paths, long overBudgetBytes, long overBudgetPeak,
+                                boolean readingStopped) {
     /**
      * Checks and copies the parts.
      *
@@ -28,6 +34,9 @@ public record RdsConnectionInfo(InetAddress local, InetAddress peer, String tran
      * @param peerPaths the peer's NPATHS
      * @param peerGeneration the peer's GEN_NUM
      * @param paths the paths
+     * @param overBudgetBytes the peer's bytes beyond its sockets' budgets
+     * @param overBudgetPeak the most they have been
+     * @param readingStopped whether reading is stopped
      */
     public RdsConnectionInfo {
         Objects.requireNonNull(local, "local");

@@ -38,6 +38,7 @@ public final class RdsStackConfig {
     private final int defaultSendBuffer;
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
+    private final long peerReceiveBytes;
     private final Map<String, String> properties;
 
     private RdsStackConfig(Builder b) {
@@ -54,6 +55,7 @@ public final class RdsStackConfig {
         this.defaultSendBuffer = b.defaultSendBuffer;
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
+        this.peerReceiveBytes = b.peerReceiveBytes;
         this.properties = Map.copyOf(b.properties);
     }
 
@@ -202,6 +204,27 @@ public final class RdsStackConfig {
     }
 
     /**
+     * The most payload bytes one peer host may have queued on this stack's sockets beyond their budgets (half of
+     * each socket's {@code SO_RCVBUF}, where its port turns congested). RDS's own flow control is advisory: a
+     * receiver marks its port congested and an honest sender stops, but nothing makes a peer stop, so a peer that
+     * ignores congestion maps could otherwise fill the heap. Past this bound the stack stops reading that peer's
+     * transport connections (TCP then pushes back on that peer alone, as a full socket buffer does), until the
+     * application has read that excess down to half the bound. Nothing is dropped; every other peer is unaffected.
+     * The {@code recv_peer_paused} counter counts each time a connection stops.
+     *
+     * <p>An honest peer's excess is only what its sockets sent before our map reached them (measured up to twice
+     * their send budgets, half of {@code SO_SNDBUF} each), so it stays below the bound however full it keeps our
+     * queues; keep the bound well above that, or an application that reads its sockets in a fixed order could wait
+     * for a message behind a stopped connection. What a host holds for a peer is at most its sockets'
+     * budgets plus this bound. 64 MiB unless set. docs/security.md lists every bound.
+     *
+     * @return the bound in bytes
+     */
+    public long peerReceiveBytes() {
+        return peerReceiveBytes;
+    }
+
+    /**
      * Transport-specific settings, such as {@code tcp.native} (see each transport's documentation).
      *
      * @return the properties, unmodifiable
@@ -242,6 +265,7 @@ public final class RdsStackConfig {
         private int defaultSendBuffer = DEFAULT_SOCKET_BUFFER;
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
+        private long peerReceiveBytes = 64L * 1024 * 1024;
         private final Map<String, String> properties = new LinkedHashMap<>();
 
         private Builder() {
@@ -391,6 +415,20 @@ public final class RdsStackConfig {
          */
         public Builder maxSocketBuffer(int bytes) {
             this.maxSocketBuffer = positive(bytes, "maxSocketBuffer");
+            return this;
+        }
+
+        /**
+         * Sets the most payload bytes one peer may have queued and unread, see {@link RdsStackConfig#peerReceiveBytes()}.
+         *
+         * @param bytes at least 64 KiB; 64 MiB unless set
+         * @return this builder
+         */
+        public Builder peerReceiveBytes(long bytes) {
+            if (bytes < 64 * 1024) {
+                throw new IllegalArgumentException("peerReceiveBytes must be at least 65536 (64 KiB), was " + bytes);
+            }
+            this.peerReceiveBytes = bytes;
             return this;
         }
 

@@ -417,6 +417,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     @Override
+    public long peerReceiveBytes() {
+        return config.peerReceiveBytes();
+    }
+
+    @Override
     public boolean isClosing() {
         return closing;
     }

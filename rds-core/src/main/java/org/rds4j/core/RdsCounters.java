@@ -66,7 +66,11 @@ public final class RdsCounters {
         /** rds4j: an acknowledgement ping went unanswered too long and was asked again. */
         ACK_PING_EXPIRED("ack_ping_expired"),
         /** rds4j: a peer answered no acknowledgement ping for seconds; what the path held was failed. */
-        ACK_PEER_UNRESPONSIVE("ack_peer_unresponsive");
+        ACK_PEER_UNRESPONSIVE("ack_peer_unresponsive"),
+        /** rds4j: a connection stopped reading because its peer had more unread messages queued than its bound. */
+        RECV_PEER_PAUSED("recv_peer_paused"),
+        /** rds4j: a ping went unanswered because its path already held the most pongs the peer had not acknowledged. */
+        RECV_PING_UNANSWERED("recv_ping_unanswered");
 
         private final String kernelName;
 

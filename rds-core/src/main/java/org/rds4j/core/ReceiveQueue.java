@@ -7,6 +7,7 @@ import org.rds4j.EintrException;
 import org.rds4j.RdsDatagram;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.conn.Arrival;
+import org.rds4j.core.conn.PeerReceiveBudget;
 import org.rds4j.core.util.GrowingPool;
 
 /**
@@ -88,6 +89,13 @@ final class ReceiveQueue {
         try {
             if (closed) {
                 return -1;
+            }
+            long budget = rcvbuf / 2;
+            PeerReceiveBudget peer = first.budget();
+            if (queuedBytes + bytes > budget && peer != null) {
+                // Charged before a reader can see the batch, so the peer's count never runs below what is queued
+                // (an atomic add: the budget takes no lock here).
+                peer.charge(Arrival.markExcess(first, queuedBytes, budget));
             }
             if (tail == null) {
                 head = first;
@@ -207,6 +215,7 @@ final class ReceiveQueue {
      */
     Arrival take(long timeoutNanos, boolean peek) throws java.io.IOException {
         boolean cleared = false;
+        Arrival dequeued = null;
         lock.lock();
         try {
             long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
@@ -238,6 +247,7 @@ final class ReceiveQueue {
                         a.next(null);
                         queuedBytes -= a.length();
                         available--;
+                        dequeued = a;
                         if (congested && queuedBytes < rcvbuf / 4) {
                             congested = false;
                             cleared = socket.markOwnPort(false);
@@ -275,6 +285,9 @@ final class ReceiveQueue {
             throw new EintrException("interrupted while waiting for a message");
         } finally {
             lock.unlock();
+            if (dequeued != null) {
+                dequeued.dequeued();                // the peer's bound, after the lock: it may resume reading
+            }
             if (cleared) {
                 socket.ownPortCleared();
             }
@@ -327,8 +340,10 @@ final class ReceiveQueue {
 
     /** Closes: drops what is queued and wakes readers. Returns whether the port's congestion bit cleared. */
     boolean close() {
+        Arrival dropped = null;
         lock.lock();
         try {
+            dropped = head;
             closed = true;
             boolean mapChanged = false;
             if (congested) {
@@ -345,6 +360,10 @@ final class ReceiveQueue {
             return mapChanged;
         } finally {
             lock.unlock();
+            // What nobody will read no longer counts against its peer's bound.
+            for (Arrival a = dropped; a != null; a = a.next()) {
+                a.dequeued();
+            }
         }
     }
 

@@ -73,6 +73,11 @@ final class CapturingTransport implements RdsTransport {
         public void abort() {
         }
 
+        @Override
+        public void setReadable(boolean readable) {
+            // Nothing is read from a capture: the test hands the bytes over itself.
+        }
+
         /** Lets the path write everything it has; returns the bytes, as they would go on the wire. */
         byte[] transmit() {
             ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -105,9 +105,17 @@ final class FuzzTransport implements RdsTransport {
             closedByCore.set(true);
         }
 
+        /** Whether the core wants bytes: a stopped connection is fed nothing, as TCP would hold them back. */
+        private volatile boolean readable = true;
+
+        @Override
+        public void setReadable(boolean r) {
+            readable = r;
+        }
+
         /** Bytes from the peer; ignored once the connection is closed, as TCP would after a reset. */
         void feed(ByteBuffer bytes) {
-            if (open()) {
+            if (open() && readable) {
                 handler.onBytes(bytes);
             }
         }

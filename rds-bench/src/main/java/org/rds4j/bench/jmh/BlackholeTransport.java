@@ -309,6 +309,11 @@ public final class BlackholeTransport implements RdsTransport {
             closeWith(null);
         }
 
+        @Override
+        public void setReadable(boolean readable) {
+            // The pretend peer only acknowledges, a few bytes per 16 frames: no bound is ever reached.
+        }
+
         private void closeWith(Throwable cause) {
             if (!closed.compareAndSet(false, true)) {
                 return;

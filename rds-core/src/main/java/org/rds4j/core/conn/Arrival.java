@@ -17,6 +17,10 @@ public final class Arrival {
     ByteBuffer payload;
     /** The link in a delivery batch and in the socket's receive queue. */
     Arrival next;
+    /** The budget of the peer it came from (set as the I/O thread gathers it for delivery). */
+    PeerReceiveBudget budget;
+    /** Payload bytes of it that were queued beyond its socket's budget, charged to {@link #budget} until dequeued. */
+    long excess;
     /** For a notification (a send failure, a congestion update) instead of data: what to report; rare, not pooled. */
     RdsDatagram notification;
 
@@ -55,6 +59,52 @@ public final class Arrival {
         }
         p.clear().limit(length);
         return p;
+    }
+
+    /**
+     * The budget of the peer this arrival came from.
+     *
+     * @return the peer's budget, or {@code null} for a notification
+     */
+    public PeerReceiveBudget budget() {
+        return budget;
+    }
+
+    /**
+     * A batch from {@code first} on joins a socket queue that holds {@code queued} bytes, where a socket's budget is
+     * {@code socketBudget} (half its {@code SO_RCVBUF}, where its port turns congested): records on each arrival the
+     * bytes of it that lie beyond the budget, which count against its peer's bound until it is dequeued.
+     *
+     * @param first the first arrival of the batch, linked through {@link #next()}
+     * @param queued the bytes queued before the batch
+     * @param socketBudget the socket's budget in bytes
+     * @return the batch's bytes beyond the budget in all
+     */
+    public static long markExcess(Arrival first, long queued, long socketBudget) {
+        long total = 0;
+        long start = queued;
+        for (Arrival a = first; a != null; a = a.next) {
+            long end = start + a.payload.limit();
+            long e = end - Math.max(start, socketBudget);
+            if (e > 0) {
+                a.excess = e;
+                total += e;
+            }
+            start = end;
+        }
+        return total;
+    }
+
+    /**
+     * The message left its socket's queue (taken by a reader, or dropped with the socket): what it held beyond its
+     * socket's budget no longer counts against its peer's bound. Once per queued message.
+     */
+    public void dequeued() {
+        long e = excess;
+        if (e > 0) {
+            excess = 0;
+            budget.release(e);
+        }
     }
 
     /**

@@ -35,6 +35,8 @@ public final class Connection {
     private final ConnectionPath[] paths;
     private final InetSocketAddress[] sourceCache = new InetSocketAddress[256];
     private final Multipath multipath;
+    /** What this peer has queued on our sockets and unread, against RdsStackConfig.peerReceiveBytes. */
+    private final PeerReceiveBudget receiveBudget;
     /** A buffer for a congestion map being received, shared by the paths: one per connection, not one per path. */
     private final AtomicReference<ByteBuffer> mapScratch = new AtomicReference<>();
     private volatile long peerGeneration;
@@ -62,6 +64,7 @@ public final class Connection {
         this.localMap = env.localMap(local);
         this.peerMap = peerMap;
         this.multipath = new Multipath(this, env.paths());
+        this.receiveBudget = new PeerReceiveBudget(this, env.peerReceiveBytes());
         this.paths = new ConnectionPath[env.paths()];
         for (int i = 0; i < paths.length; i++) {
             paths[i] = new ConnectionPath(this, i);
@@ -97,6 +100,15 @@ public final class Connection {
 
     TransportInstance transport() {
         return transport;
+    }
+
+    /**
+     * What this peer has queued on our sockets and unread.
+     *
+     * @return the peer's receive budget
+     */
+    public PeerReceiveBudget receiveBudget() {
+        return receiveBudget;
     }
 
     ConnectionEnvironment env() {

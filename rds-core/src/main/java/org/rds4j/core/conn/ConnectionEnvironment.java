@@ -70,6 +70,14 @@ public interface ConnectionEnvironment {
     long maxPayload();
 
     /**
+     * The most payload bytes one peer may have queued on our sockets and unread before its connections stop being
+     * read ({@code RdsStackConfig.peerReceiveBytes}).
+     *
+     * @return the bound in bytes
+     */
+    long peerReceiveBytes();
+
+    /**
      * The ports of {@code local} the stack keeps for its acknowledgement pings (no socket can bind them), so that a
      * pong's destination port says which ping it answers; at least {@code atLeast} of them, reserving more if needed
      * (shared by every path from {@code local}).

@@ -321,6 +321,11 @@ public final class ConnectionPath {
         return receiver;
     }
 
+    /** The path's queues; under its monitor. */
+    SendQueue queue() {
+        return queue;
+    }
+
     // ------------------------------------------------------------------------------------------------ connecting
 
     /**

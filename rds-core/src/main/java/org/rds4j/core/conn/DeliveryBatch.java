@@ -8,6 +8,8 @@ package org.rds4j.core.conn;
 final class DeliveryBatch {
     private static final int SOCKETS = 8;
 
+    /** The peer's budget, which each arrival carries to its socket's queue: every arrival here came from it. */
+    private final PeerReceiveBudget budget;
     private final MessageReceiver[] receivers = new MessageReceiver[SOCKETS];
     private final Arrival[] firsts = new Arrival[SOCKETS];
     private final Arrival[] lasts = new Arrival[SOCKETS];
@@ -15,9 +17,14 @@ final class DeliveryBatch {
     private final long[] bytes = new long[SOCKETS];
     private int used;
 
+    DeliveryBatch(PeerReceiveBudget budget) {
+        this.budget = budget;
+    }
+
     /** Adds {@code a} for {@code r}, after the arrivals already gathered for it. */
     void add(MessageReceiver r, Arrival a) {
         a.next = null;
+        a.budget = budget;
         int i = indexOf(r);
         if (i < 0) {
             if (used == SOCKETS) {

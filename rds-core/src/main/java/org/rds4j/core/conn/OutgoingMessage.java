@@ -30,6 +30,8 @@ public final class OutgoingMessage {
     boolean ackRequired;
     /** One of the stack's acknowledgement pings: worthless after a reset, so never resent. */
     boolean ackPing;
+    /** A pong: the path counts those it holds, so that a peer that pings and never acknowledges is bounded. */
+    boolean pong;
     long sequence;
     boolean retransmit;
     /** The link in a path's inbox (application threads push, the path takes them all at once). */
@@ -172,7 +174,9 @@ public final class OutgoingMessage {
      */
     static OutgoingMessage pong(int pingSourcePort, int npaths, long generation) {
         byte[] ext = pingSourcePort == ConnectionPath.PROBE_PORT ? handshake(npaths, generation) : null;
-        return new OutgoingMessage(0, pingSourcePort, ConnectionPath.EMPTY, null, ext, true, false, false);
+        OutgoingMessage m = new OutgoingMessage(0, pingSourcePort, ConnectionPath.EMPTY, null, ext, true, false, false);
+        m.pong = true;
+        return m;
     }
 
     /** An ordinary ping from one of the stack's reserved ports: its pong acknowledges all sent before it. */

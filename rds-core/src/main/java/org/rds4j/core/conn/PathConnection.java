@@ -32,7 +32,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     /** The socket last looked up, and its port: traffic usually goes to one or a few ports. */
     private MessageReceiver cachedReceiver;
     private int cachedPort = -1;
-    private final DeliveryBatch batch = new DeliveryBatch();
+    private final DeliveryBatch batch;
     /** The path's numbering when this connection came up, under the path's monitor: see {@link ConnectionPath#peerRestarted}. */
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
@@ -45,6 +45,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     PathConnection(ConnectionPath path) {
         this.path = path;
         this.decoder = new FrameDecoder(path.connection().env().maxPayload());
+        this.batch = new DeliveryBatch(path.connection().receiveBudget());
     }
 
     /** The transport connection, or {@code null} before it is attached; for inspection. */
@@ -64,6 +65,14 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         TransportConnection tc = transport;
         if (tc != null) {
             tc.requestTransmit();
+        }
+    }
+
+    /** Stops or resumes reading this connection (see {@link PeerReceiveBudget}). */
+    void setReadable(boolean readable) {
+        TransportConnection tc = transport;
+        if (tc != null) {
+            tc.setReadable(readable);
         }
     }
 
@@ -111,6 +120,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             return;
         }
         batch.flush();
+        path.connection().receiveBudget().pauseIfOver(this);
         path.afterReceive(this);
     }
 
@@ -201,6 +211,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     @Override
     public void onClosed(Throwable cause) {
+        path.connection().receiveBudget().forget(this);
         path.closed(this, cause);
     }
 }

@@ -31,7 +31,8 @@ final class PathInfos {
         for (int i = 0; i < paths.length; i++) {
             paths[i] = c.path(i).info();
         }
+        PeerReceiveBudget budget = c.receiveBudget();
         return new RdsConnectionInfo(c.local(), c.peer(), c.transportName(), c.peerPaths(), c.peerGeneration(),
-                java.util.List.of(paths));
+                java.util.List.of(paths), budget.held(), budget.peak(), budget.isPaused());
     }
 }

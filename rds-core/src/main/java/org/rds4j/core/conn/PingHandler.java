@@ -12,6 +12,12 @@ import org.rds4j.core.wire.RdsHeader;
 final class PingHandler {
     /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
     static final int PROBE_PORT = 1;
+    /**
+     * Pongs a path holds at most (queued, or written and not yet acknowledged). A peer that acknowledges, or answers
+     * our acknowledgement pings, releases them within a round trip; only one that pings and never does reaches this,
+     * and its further pings go unanswered (counted) instead of growing the queue without bound.
+     */
+    static final int MAX_PONGS_HELD = 256;
 
     private final Connection connection;
     private final ConnectionEnvironment env;
@@ -59,7 +65,12 @@ final class PingHandler {
         if (connection.peerMap().isCongested(pingSourcePort)) {
             return;
         }
+        if (path.queue().pongsHeld() >= MAX_PONGS_HELD) {
+            env.statistics().increment(Counter.RECV_PING_UNANSWERED);
+            return;
+        }
         env.statistics().increment(Counter.SEND_PONG);
+        path.queue().pongQueued();
         path.enqueue(OutgoingMessage.pong(pingSourcePort, env.paths(), env.generation()));
     }
 

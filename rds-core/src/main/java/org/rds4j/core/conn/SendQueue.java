@@ -37,6 +37,7 @@ final class SendQueue {
     @SuppressWarnings("unused") private volatile OutgoingMessage inbox;
     private final ArrayDeque<OutgoingMessage> unsent = new ArrayDeque<>();
     private final ArrayDeque<OutgoingMessage> sent = new ArrayDeque<>();
+    private int pongsHeld;
     private long nextSeq = 1;
 
     SendQueue(InetAddress peer, RdsCounters counters) {
@@ -76,6 +77,28 @@ final class SendQueue {
             n++;
         }
         counters.add(Counter.SEND_QUEUED, n);         // once per batch: senders share no counter
+    }
+
+    /**
+     * Pongs queued or written and not yet acknowledged (each is kept, like data, until the peer has it). Under the
+     * path's monitor.
+     *
+     * @return how many pongs the path holds
+     */
+    int pongsHeld() {
+        return pongsHeld;
+    }
+
+    /** A pong is about to be pushed (under the path's monitor): it counts from now until it leaves the queues. */
+    void pongQueued() {
+        pongsHeld++;
+    }
+
+    /** {@code m} left the queues for good. */
+    private void gone(OutgoingMessage m) {
+        if (m.pong) {
+            pongsHeld--;
+        }
     }
 
     /** Numbers a message of the path's own (a ping, pong, probe, ack-only) and queues it after the inbox. */
@@ -174,6 +197,7 @@ final class SendQueue {
         while ((m = sent.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
             sent.pollFirst();
             any = true;
+            gone(m);
             MessageOwner o = m.owner;
             if (o == null) {
                 continue;
@@ -242,6 +266,7 @@ final class SendQueue {
         OutgoingMessage m;
         while ((m = sent.pollFirst()) != null) {
             flushed++;
+            gone(m);
             if (m.owner != null) {
                 m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
             }
@@ -291,6 +316,7 @@ final class SendQueue {
         for (ArrayDeque<OutgoingMessage> q : java.util.List.of(sent, unsent)) {
             OutgoingMessage m;
             while ((m = q.pollFirst()) != null) {
+                gone(m);
                 if (m.owner != null) {
                     m.owner.failed(m, destination(m), reason);
                     n++;
@@ -305,6 +331,7 @@ final class SendQueue {
         takeInbox();
         unsent.clear();
         sent.clear();
+        pongsHeld = 0;
     }
 
     private InetSocketAddress destination(OutgoingMessage m) {

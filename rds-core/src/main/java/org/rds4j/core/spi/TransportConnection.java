@@ -25,6 +25,17 @@ public interface TransportConnection {
      */
     void requestTransmit();
 
+    /**
+     * Stops or resumes reading from this connection; thread-safe and idempotent, the last call wins. While reading
+     * is stopped the transport hands the core no bytes (a call of {@link ConnectionHandler#onBytes} already under
+     * way finishes) and the peer is pushed back by the transport's own flow control (for TCP: the receive window
+     * closes); writing goes on. The core stops reading a peer that has more unread messages queued than its bound
+     * ({@code RdsStackConfig.peerReceiveBytes}).
+     *
+     * @param readable {@code false} to stop reading, {@code true} to resume
+     */
+    void setReadable(boolean readable);
+
     /** Closes the connection in an orderly way (for TCP: FIN); {@link ConnectionHandler#onClosed} follows. */
     void close();
 

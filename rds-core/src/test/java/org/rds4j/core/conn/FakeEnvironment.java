@@ -76,6 +76,11 @@ final class FakeEnvironment implements ConnectionEnvironment {
         return 1 << 20;
     }
 
+    @Override
+    public long peerReceiveBytes() {
+        return 64L << 20;
+    }
+
     /** The four ports the stack would reserve for acknowledgement pings. */
     static final int[] ACK_PORTS = {2001, 2002, 2003, 2004};
     static final long GENERATION = 0x5EED_0001L;

@@ -100,6 +100,14 @@ final class FakeTransport implements TransportInstance {
             abortCalls++;
         }
 
+        /** The last {@link #setReadable} the core asked for. */
+        volatile boolean readable = true;
+
+        @Override
+        public void setReadable(boolean r) {
+            readable = r;
+        }
+
         @Override
         public String toString() {
             return "conn#" + id + (outgoing ? "(out" : "(in") + (closeCalls > 0 ? ",closed" : "")

@@ -48,7 +48,6 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     // Written by the peer's thread, read by ours: guarded by this.
     private final ArrayDeque<Segment> inbound = new ArrayDeque<>();
-    private long inboundEnd;
     private boolean peerFinished;
 
     // Our writing state, on our thread.
@@ -61,6 +60,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     /** The last offset reported to our handler as transmitted; our thread. */
     private long reportedConsumed;
     private volatile boolean waitingForRoom;
+    /** The core stopped reading ({@link #setReadable}): segments stay queued and the writer's high-water mark holds. */
+    private volatile boolean readPaused;
 
     LoopbackEndpoint(LoopbackInstance owner, InetSocketAddress local, InetSocketAddress remote) {
         this.owner = owner;
@@ -196,7 +197,6 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
                 return;
             }
             inbound.addLast(seg);
-            inboundEnd = seg.endOffset;
         }
         scheduleDelivery();
     }
@@ -207,6 +207,14 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         }
     }
 
+    @Override
+    public void setReadable(boolean readable) {
+        readPaused = !readable;
+        if (readable) {
+            scheduleDelivery();
+        }
+    }
+
     /** On our thread: hand queued chunks to our handler, then tell the peer how far we got. */
     void deliverPending() {
         deliveryPending.set(false);
@@ -214,18 +222,18 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         if (h == null) {
             return;
         }
-        long end;
-        boolean finished;
-        while (true) {
+        long end = -1;
+        boolean finished = false;
+        while (!readPaused) {
             Segment seg;
             synchronized (this) {
                 seg = inbound.pollFirst();
-                end = inboundEnd;
                 finished = peerFinished && inbound.isEmpty();
             }
             if (seg == null || closed.get()) {
                 break;
             }
+            end = seg.endOffset;
             if (viewChunk != seg.chunk) {
                 viewChunk = seg.chunk;
                 view = seg.chunk.duplicate();    // once per chunk, not per segment
@@ -237,7 +245,9 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         if (closed.get()) {
             return;
         }
-        peer.consumed(end);
+        if (end >= 0) {
+            peer.consumed(end);
+        }
         if (finished) {
             closeLocally(null);
         }

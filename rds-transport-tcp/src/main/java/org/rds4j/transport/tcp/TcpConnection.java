@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Life cycle.</b> Outgoing: {@code onConnected} from {@code channelActive}, before the first read. Incoming:
  * the channel starts with auto-read off, {@code channelActive} asks {@link org.rds4j.core.spi.TransportHost#accept};
  * {@code null} resets the connection (SO_LINGER 0, close: RST, as the kernel does), a handler turns reading on.
- * From then on reading never stops: RDS's receive limits are soft and congestion maps do the flow control. {@code
+ * From then on it reads unless the core stops it ({@link #setReadable}: a peer over its bound of unread messages),
+ * which turns Netty's auto-read off, so the socket's receive buffer fills and TCP's window closes on the peer. {@code
  * onClosed} comes exactly once, from {@code channelInactive}, with the first error seen (an exception, a failed
  * write) or {@code null} for an orderly close.
  *
@@ -47,6 +48,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final BatchingFrameSink sink;
     private final AtomicBoolean transmitPending = new AtomicBoolean();
     private final Runnable transmitTask = this::runTransmit;
+    private final Runnable applyReadableTask = this::applyReadable;
+    /** What the core last asked for: {@link #applyReadable} brings the channel to it on the event loop. */
+    private volatile boolean readable = true;
     private volatile boolean localClose;
 
     // Event-loop state.
@@ -124,6 +128,27 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    @Override
+    public void setReadable(boolean r) {
+        readable = r;
+        if (channel.eventLoop().inEventLoop()) {
+            applyReadable();
+            return;
+        }
+        try {
+            channel.eventLoop().execute(applyReadableTask);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("{}: the event loop has shut down; reading stays as it is", this);
+        }
+    }
+
+    /** On the event loop: auto-read as last asked; an accepted channel reads only once its handler is live. */
+    private void applyReadable() {
+        if (live && channel.isActive() && channel.config().isAutoRead() != readable) {
+            channel.config().setAutoRead(readable);  // true also starts a read
+        }
+    }
+
     // ---- transmit: event loop ----
 
     private void runTransmit() {
@@ -198,7 +223,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 handler = h;
                 live = true;
                 log.debug("{}: accepted", this);
-                channel.config().setAutoRead(true);     // also starts the first read
+                channel.config().setAutoRead(readable); // also starts the first read
             }
         }
         ctx.fireChannelActive();

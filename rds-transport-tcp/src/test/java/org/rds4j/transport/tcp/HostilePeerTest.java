@@ -1,0 +1,181 @@
+package org.rds4j.transport.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.rds4j.RdsConnectionInfo;
+import org.rds4j.RdsMessageInfo;
+import org.rds4j.RdsSocket;
+import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.wire.RdsHeader;
+
+/**
+ * Hostile peers that speak raw RDS frames over TCP (issue 12). A peer that ignores congestion maps: raw RDS frames over TCP from 127.0.0.1, 256 KiB messages as fast
+ * as TCP takes them, to a socket on 127.0.0.2 that nobody reads. Without a bound the victim's heap grows until it
+ * dies. With one, the peer's connection stops being read once what it sent beyond the socket's budget passes
+ * {@code peerReceiveBytes}, TCP holds the rest back in the peer's own buffers, and once the application reads, every
+ * message arrives in order: nothing is dropped.
+ */
+class HostilePeerTest {
+    private static final long BOUND = 4L << 20;
+    private static final int SIZE = 256 * 1024;
+    /** 48 MiB: far more than the bound plus every TCP buffer between the two ends (a few MiB each on loopback). */
+    private static final int MESSAGES = 192;
+    /** Reading stops at the end of the read that crossed the bound: one message and a read's worth past it. */
+    private static final long SLACK = 2L << 20;
+    private static final int RDS_PORT = 4000;
+
+    @AfterEach
+    void noLeaks() {
+        LeakRecorder.assertNoLeaks();
+    }
+
+    @Test
+    void aPeerIgnoringCongestionStopsBeingReadAtItsBoundAndLosesNothing() throws Exception {
+        InetAddress hostile = InetAddress.getByName("127.0.0.1");
+        InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
+        int tcpPort = TcpHosts.freePort();
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
+                .tcpPort(tcpPort).defaultTransport("tcp").peerReceiveBytes(BOUND).jmx(false).build());
+             RdsSocket unread = victim.openSocket();
+             SocketChannel peer = SocketChannel.open()) {
+            unread.bind(new InetSocketAddress(victimAddress, RDS_PORT));
+            peer.bind(new InetSocketAddress(hostile, 0));
+            peer.connect(new InetSocketAddress(victimAddress, tcpPort));
+            Future<?> written = writer.submit(() -> {
+                writeMessages(peer);
+                return null;
+            });
+
+            await(() -> victim.counters().get("recv_peer_paused") >= 1, "the peer's connection stops being read");
+            RdsConnectionInfo c = connection(victim);
+            assertTrue(c.readingStopped(), c.toString());
+            assertTrue(c.overBudgetBytes() > BOUND, "stopped only past the bound: " + c);
+            assertFalse(written.isDone(), "TCP cannot hold 48 MiB between the ends: the writer must be held back");
+
+            // The application reads: reading resumes below half the bound, and every message arrives in order.
+            ByteBuffer dst = ByteBuffer.allocate(SIZE);
+            RdsMessageInfo info = new RdsMessageInfo();
+            unread.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(30));
+            for (int i = 1; i <= MESSAGES; i++) {
+                dst.clear();
+                int n = unread.receive(dst, info, 0);
+                assertEquals(SIZE, n, "message " + i);
+                assertEquals(i, dst.getInt(0), "messages arrive in order, none lost");
+                assertEquals(i, dst.getInt(SIZE - 4));
+            }
+            written.get(30, TimeUnit.SECONDS);
+
+            RdsConnectionInfo after = connection(victim);
+            System.out.printf("peer ignoring congestion: bound %d B, peak beyond the socket budget %d B, stopped %d time(s)%n", BOUND,
+                    after.overBudgetPeak(), victim.counters().get("recv_peer_paused"));
+            assertTrue(after.overBudgetPeak() <= BOUND + SLACK,
+                    "the victim held at most the bound and a read past it: " + after);
+            assertEquals(0, after.overBudgetBytes(), after.toString());
+            assertFalse(after.readingStopped(), after.toString());
+        } finally {
+            writer.shutdownNow();
+            assertTrue(writer.awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * A ping flood from a peer that never acknowledges: each pong is kept until the peer has it, so without a bound
+     * the victim's queue grows by one message per ping for as long as the flood lasts. The path answers until it
+     * holds 256 pongs, counts the rest unanswered, and still delivers the peer's data that follows.
+     */
+    @Test
+    void aPingFloodWithoutAcknowledgementsHoldsAtMost256Pongs() throws Exception {
+        InetAddress hostile = InetAddress.getByName("127.0.0.1");
+        InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
+        int tcpPort = TcpHosts.freePort();
+        int pings = 20_000;
+        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
+                .tcpPort(tcpPort).defaultTransport("tcp").jmx(false).build());
+             RdsSocket socket = victim.openSocket();
+             SocketChannel peer = SocketChannel.open()) {
+            socket.bind(new InetSocketAddress(victimAddress, RDS_PORT));
+            peer.bind(new InetSocketAddress(hostile, 0));
+            peer.connect(new InetSocketAddress(victimAddress, tcpPort));
+            RdsHeader h = new RdsHeader();
+            ByteBuffer frames = ByteBuffer.allocate((pings + 1) * RdsHeader.SIZE + 8);
+            for (int i = 1; i <= pings; i++) {
+                h.clear().sequence(i).sourcePort(5000).destinationPort(0);
+                h.encode(frames);
+            }
+            h.clear().sequence(pings + 1).length(8).sourcePort(5000).destinationPort(RDS_PORT);
+            h.encode(frames);
+            frames.putLong(42);
+            frames.flip();
+            while (frames.hasRemaining()) {
+                peer.write(frames);
+            }
+            // The data message after the flood arrives: every ping before it was handled.
+            socket.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(30));
+            ByteBuffer dst = ByteBuffer.allocate(8);
+            assertEquals(8, socket.receive(dst, new RdsMessageInfo(), 0));
+            assertEquals(42, dst.getLong(0));
+
+            java.util.Map<String, Long> counters = victim.counters();
+            RdsConnectionInfo c = connection(victim);
+            int held = c.paths().stream().mapToInt(p -> p.queuedMessages() + p.unackedMessages()).sum();
+            System.out.printf("ping flood: %d pings, %d pongs sent, %d unanswered, %d messages held%n", pings,
+                    counters.get("send_pong"), counters.get("recv_ping_unanswered"), held);
+            assertEquals(pings, counters.get("recv_ping"));
+            assertTrue(held <= 256 + 8, "the path holds at most 256 pongs (and the few messages of its own): " + c);
+            assertTrue(counters.get("recv_ping_unanswered") >= pings - 2 * 256, counters.toString());
+        }
+    }
+
+    /** Data messages 1 to {@link #MESSAGES}, each {@link #SIZE} bytes stamped with its number at both ends. */
+    private static void writeMessages(SocketChannel ch) throws IOException {
+        RdsHeader h = new RdsHeader();
+        ByteBuffer header = ByteBuffer.allocate(RdsHeader.SIZE);
+        ByteBuffer payload = ByteBuffer.allocate(SIZE);
+        for (int i = 1; i <= MESSAGES; i++) {
+            h.clear().sequence(i).length(SIZE).sourcePort(5000).destinationPort(RDS_PORT);
+            header.clear();
+            h.encode(header);
+            header.flip();
+            payload.clear();
+            payload.putInt(0, i).putInt(SIZE - 4, i);
+            ByteBuffer[] frame = {header, payload};
+            while (payload.hasRemaining()) {
+                ch.write(frame);
+            }
+        }
+    }
+
+    private static RdsConnectionInfo connection(RdsStack stack) {
+        // The peer's connection is there once the stack has read from it (the tests read something first).
+        return stack.info().connections().stream()
+                .filter(c -> c.peer().getHostAddress().equals("127.0.0.1"))
+                .findFirst().orElseThrow(() -> new AssertionError("no connection from the peer: " + stack.info()));
+    }
+
+    private static void await(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+}

@@ -9,6 +9,8 @@ public enum Errno {
     EINTR(4),
     /** Bad file descriptor: the socket is closed. */
     EBADF(9),
+    /** Permission denied: the peer is outside the stack's allowed peers. */
+    EACCES(13),
     /** Try again: a non-blocking call would have had to wait. */
     EAGAIN(11),
     /** Invalid argument. */

@@ -2,8 +2,10 @@ package org.rds4j;
 
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -39,6 +41,9 @@ public final class RdsStackConfig {
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
     private final long peerReceiveBytes;
+    private final List<RdsAddressPrefix> allowedPeers;
+    private final int maxPeers;
+    private final Duration idlePeerTimeout;
     private final Map<String, String> properties;
 
     private RdsStackConfig(Builder b) {
@@ -56,6 +61,9 @@ public final class RdsStackConfig {
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
         this.peerReceiveBytes = b.peerReceiveBytes;
+        this.allowedPeers = List.copyOf(b.allowedPeers);
+        this.maxPeers = b.maxPeers;
+        this.idlePeerTimeout = b.idlePeerTimeout;
         this.properties = Map.copyOf(b.properties);
     }
 
@@ -225,6 +233,41 @@ public final class RdsStackConfig {
     }
 
     /**
+     * The peers this stack talks to, as address prefixes; empty (the default) for any, as the kernel's RDS. A
+     * connection from an address outside them is refused (reset) before the stack keeps anything for it, counted
+     * ({@code conn_peer_refused}) and logged at most once a minute; a send to such an address fails with
+     * {@link EaccesException}. RDS over TCP authenticates nobody, so this is the first line after the firewall.
+     *
+     * @return the allowed prefixes, IPv4 and IPv6; empty to allow every peer
+     */
+    public List<RdsAddressPrefix> allowedPeers() {
+        return allowedPeers;
+    }
+
+    /**
+     * The most peers a stack keeps connections for at once that other hosts opened. A connection from a new peer
+     * beyond it is refused before anything is kept for it ({@code conn_peer_refused}); peers already known, and
+     * peers this host sends to, are not limited. 4096 unless set.
+     *
+     * @return the limit on peers that connected to us
+     */
+    public int maxPeers() {
+        return maxPeers;
+    }
+
+    /**
+     * How long a peer that never became useful (no message from it reached a socket, and no socket sent to it) may
+     * keep its state after its last connection closed: then its connection, paths, congestion map and any attempt to
+     * connect back to it are dropped, as if it had never connected. A peer that exchanged messages keeps its state
+     * (its sequence numbers guard against duplicates when it reconnects), as in the kernel. 5 s unless set.
+     *
+     * @return the time after which an idle, useless peer is forgotten
+     */
+    public Duration idlePeerTimeout() {
+        return idlePeerTimeout;
+    }
+
+    /**
      * Transport-specific settings, such as {@code tcp.native} (see each transport's documentation).
      *
      * @return the properties, unmodifiable
@@ -266,6 +309,9 @@ public final class RdsStackConfig {
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
         private long peerReceiveBytes = 64L * 1024 * 1024;
+        private final List<RdsAddressPrefix> allowedPeers = new ArrayList<>();
+        private int maxPeers = 4096;
+        private Duration idlePeerTimeout = Duration.ofSeconds(5);
         private final Map<String, String> properties = new LinkedHashMap<>();
 
         private Builder() {
@@ -429,6 +475,46 @@ public final class RdsStackConfig {
                 throw new IllegalArgumentException("peerReceiveBytes must be at least 65536 (64 KiB), was " + bytes);
             }
             this.peerReceiveBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Adds peers this stack talks to, see {@link RdsStackConfig#allowedPeers()}.
+         *
+         * @param prefixes IPv4 or IPv6 prefixes such as {@code 10.1.0.0/16}, {@code fd00::/8} or a single address
+         * @return this builder
+         * @throws IllegalArgumentException if one is not an address literal with an optional prefix length
+         */
+        public Builder allowPeers(String... prefixes) {
+            for (String p : prefixes) {
+                allowedPeers.add(RdsAddressPrefix.parse(Objects.requireNonNull(p, "prefix")));
+            }
+            return this;
+        }
+
+        /**
+         * Sets the most peers kept that connected to us, see {@link RdsStackConfig#maxPeers()}.
+         *
+         * @param n positive; 4096 unless set
+         * @return this builder
+         */
+        public Builder maxPeers(int n) {
+            this.maxPeers = positive(n, "maxPeers");
+            return this;
+        }
+
+        /**
+         * Sets how long an idle peer that never became useful keeps its state, see
+         * {@link RdsStackConfig#idlePeerTimeout()}.
+         *
+         * @param timeout positive; 5 s unless set
+         * @return this builder
+         */
+        public Builder idlePeerTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("idlePeerTimeout must be positive, was " + timeout);
+            }
+            this.idlePeerTimeout = timeout;
             return this;
         }
 

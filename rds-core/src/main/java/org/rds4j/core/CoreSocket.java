@@ -198,6 +198,14 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             }
             lastConnection = c;
         }
+        if (!c.isUseful()) {                             // once per peer: sending makes it one the stack keeps
+            c.markUseful();
+            if (c.isRetired()) {                         // forgotten just now: a fresh connection takes the message
+                c = stack.connection(from.getAddress(), to, transport);
+                c.markUseful();
+                lastConnection = c;
+            }
+        }
         int dport = destination.getPort();
         checkConfirmable(c);
         congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);

@@ -19,7 +19,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
+import org.rds4j.EaccesException;
 import org.rds4j.EnoprotooptException;
+import org.rds4j.RdsAddresses;
 import org.rds4j.RdsCongestionMapInfo;
 import org.rds4j.RdsConnectionInfo;
 import org.rds4j.RdsSelector;
@@ -62,6 +64,9 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final Map<ConnectionKey, Map<InetAddress, Connection>> peerTables = new ConcurrentHashMap<>();
     private final Map<InetAddress, CongestionMap> localMaps = new ConcurrentHashMap<>();
     private final Map<InetAddress, CongestionMap> peerMaps = new ConcurrentHashMap<>();
+    /** Guards creating a connection (and its peer's map) against forgetting one: both are rare. */
+    private final Object peersLock = new Object();
+    private final PeerAdmission admission;
     private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
     private final RdsCounters counters = new RdsCounters();
     private final ScheduledThreadPoolExecutor scheduler;
@@ -95,6 +100,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
+        this.admission = new PeerAdmission(this, config);
+        scheduler.scheduleWithFixedDelay(this::reclaimIdlePeers, 1, 1, TimeUnit.SECONDS);
         // Last: the MBean may be read from another thread as soon as it is registered.
         this.mbean = config.jmx() ? StackMBean.register(this) : null;
         log.debug("stack {} created with transports {} (default {})", config.name(), transports.keySet(),
@@ -199,21 +206,68 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         return transport == null ? null : connections.get(new ConnectionKey(local, peer, transport.name()));
     }
 
-    /** The connection to a peer over a transport, created on first use (on first send or first accept). */
+    /**
+     * The connection to a peer over a transport, created on first use (on first send or first accept).
+     *
+     * @throws EaccesException if the peer is outside the allowed peers
+     */
     Connection connection(InetAddress local, InetAddress peer, TransportBinding transport) throws IOException {
         ConnectionKey key = new ConnectionKey(local, peer, transport.name());
         Connection c = connections.get(key);
-        if (c == null) {
-            Connection created = new Connection(local, peer, transport.name(), transport.instance(), this,
-                    peerMap(peer));
-            c = connections.putIfAbsent(key, created);
+        if (c != null && !c.isRetired()) {
+            return c;
+        }
+        if (!admission.allows(peer)) {
+            throw new EaccesException(RdsAddresses.format(peer) + " is not among this stack's allowedPeers "
+                    + config.allowedPeers() + "; add a prefix that covers it to RdsStackConfig.allowPeers");
+        }
+        synchronized (peersLock) {                 // a connection being forgotten is gone once this is taken
+            c = connections.get(key);
             if (c == null) {
-                c = created;
+                c = new Connection(local, peer, transport.name(), transport.instance(), this, peerMap(peer));
+                connections.put(key, c);
                 peerTable(local, transport).put(peer, c);
                 log.debug("new {}", c);
             }
+            return c;
         }
-        return c;
+    }
+
+    /** The timer's sweep of useless idle peers; a failure is logged, and the next sweep comes all the same. */
+    private void reclaimIdlePeers() {
+        try {
+            admission.reclaimIdle();
+        } catch (RuntimeException e) {
+            log.warn("stack {}: forgetting idle peers failed", config.name(), e);
+        }
+    }
+
+    /**
+     * Forgets {@code c}, a peer that never became useful and has no path up ({@link PeerAdmission}): retires it, and
+     * drops it from every table, with its peer's congestion map if no other connection has that peer.
+     *
+     * @return whether it was forgotten (false: it became useful or a path came up meanwhile)
+     */
+    boolean forget(Connection c) {
+        synchronized (peersLock) {
+            if (!c.retire()) {
+                return false;
+            }
+            connections.remove(new ConnectionKey(c.local(), c.peer(), c.transportName()), c);
+            Map<InetAddress, Connection> table = peerTables.get(new ConnectionKey(c.local(), c.local(),
+                    c.transportName()));
+            if (table != null) {
+                table.remove(c.peer(), c);
+            }
+            boolean peerStillKnown = false;
+            for (Connection o : connections.values()) {
+                peerStillKnown |= o.peer().equals(c.peer());
+            }
+            if (!peerStillKnown) {
+                peerMaps.remove(c.peer());
+            }
+            return true;
+        }
     }
 
     /**
@@ -240,6 +294,10 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             log.debug("refusing a connection from {}, an address of this host", peer);
             return null;
         }
+        Connection known = existingConnection(local, peer, transport);
+        if (!admission.admits(peer, known != null && !known.isRetired(), connections.size())) {
+            return null;                             // before anything is kept for the peer
+        }
         try {
             Connection c = connection(local, peer, transport);
             log.debug("{}: incoming connection {}", c, tc);
@@ -248,7 +306,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
                 c.path(0).connectIfDown();
                 return null;
             }
-            return c.accept(tc);
+            ConnectionHandler h = c.accept(tc);
+            if (h == null && c.isRetired()) {
+                h = connection(local, peer, transport).accept(tc);   // forgotten meanwhile: a fresh one takes it
+            }
+            return h;
         } catch (IOException e) {
             log.warn("cannot accept a connection from {}: {}", peer, e.toString());
             return null;

@@ -70,7 +70,9 @@ public final class RdsCounters {
         /** rds4j: a connection stopped reading because its peer had more unread messages queued than its bound. */
         RECV_PEER_PAUSED("recv_peer_paused"),
         /** rds4j: a ping went unanswered because its path already held the most pongs the peer had not acknowledged. */
-        RECV_PING_UNANSWERED("recv_ping_unanswered");
+        RECV_PING_UNANSWERED("recv_ping_unanswered"),
+        /** rds4j: a connection was refused before anything was kept for its peer (allow-list, maxPeers). */
+        CONN_PEER_REFUSED("conn_peer_refused");
 
         private final String kernelName;
 

@@ -43,6 +43,10 @@ public final class Connection {
     /** Why sends to the peer fail (it answers no acknowledgement ping), or {@code null}. */
     private volatile String ackFailure;
     private volatile boolean peerAcks;
+    /** A message from the peer reached a socket, or a socket sent to it: the peer is kept for good. */
+    private volatile boolean useful;
+    /** The stack forgot this idle, useless peer: nothing may use this object any more; look the peer up afresh. */
+    private volatile boolean retired;
 
     /**
      * A connection with all its paths down; nothing is sent until a socket sends to the peer.
@@ -203,6 +207,9 @@ public final class Connection {
      * @return the handler for the connection, or {@code null} to refuse it
      */
     public ConnectionHandler accept(TransportConnection tc) {
+        if (retired) {
+            return null;                           // the stack looks the peer up again
+        }
         int n = multipath.lanes();
         ConnectionHandler h = null;
         if (n > 1 && multipath.peerEncodesPaths()) {
@@ -458,6 +465,77 @@ public final class Connection {
     /** Gives back a buffer from {@link #takeMapScratch}. */
     void giveMapScratch(ByteBuffer b) {
         mapScratch.set(b);
+    }
+
+    /**
+     * The peer became useful: a socket sends to it, or one of its messages reached a socket. Then it is never
+     * forgotten (its sequence numbers guard against duplicates when it reconnects). A volatile read when already so.
+     */
+    public void markUseful() {
+        if (!useful) {
+            useful = true;
+        }
+    }
+
+    /**
+     * Whether the peer became useful.
+     *
+     * @return true once a socket sent to it or received from it
+     */
+    public boolean isUseful() {
+        return useful;
+    }
+
+    /**
+     * Whether the stack forgot this connection: a sender that marked it useful and then finds it retired looks the
+     * peer up again.
+     *
+     * @return true once retired
+     */
+    public boolean isRetired() {
+        return retired;
+    }
+
+    /**
+     * Whether none of the paths is up (each is down, or connecting).
+     *
+     * @return true if no path is up
+     */
+    public boolean noPathUp() {
+        for (ConnectionPath p : paths) {
+            PathState s = p.state();
+            if (s == PathState.UP || s == PathState.DISCONNECTING) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Retires this connection of a peer that never became useful and has no path up: its paths take and make no
+     * connection from now on and its reconnect attempts stop. Fails, changing nothing, if the peer became useful
+     * or a path came up. The retired flag is set before the useful flag is read, and a sender sets useful before it
+     * reads retired, so a sender either stops this or sees it and looks the peer up again.
+     *
+     * @return whether the connection is retired
+     */
+    public boolean retire() {
+        retired = true;
+        int n = 0;
+        if (!useful) {
+            while (n < paths.length && paths[n].retireUnlessUp()) {
+                n++;
+            }
+        }
+        if (n == paths.length && !useful) {
+            log.debug("{}: forgotten (idle, and never useful)", this);
+            return true;
+        }
+        for (int i = 0; i < n; i++) {
+            paths[i].unretire();
+        }
+        retired = false;
+        return false;
     }
 
     /** Drops every transport connection; called when the stack closes. */

@@ -479,6 +479,33 @@ public final class ConnectionPath {
     }
 
     /**
+     * Retires the path of a peer that is being forgotten, unless it is up: it takes no connection and makes none from
+     * now on (an attempt in flight finds itself stale when it completes), and drops what it queued (the protocol's
+     * own messages: a peer is forgotten only if no socket sent to it).
+     *
+     * @return whether the path was retired; false if it is up or going down
+     */
+    boolean retireUnlessUp() {
+        synchronized (this) {
+            if (state == PathState.UP || state == PathState.DISCONNECTING) {
+                return false;
+            }
+            shutdown = true;
+            current = null;
+            state = PathState.DOWN;
+            connector.cancelReconnect();
+            maintenance.stop();
+            queue.clear();
+            return true;
+        }
+    }
+
+    /** Undoes {@link #retireUnlessUp} when the connection's other paths could not be retired. */
+    synchronized void unretire() {
+        shutdown = false;
+    }
+
+    /**
      * The stack is closing: close the connection and stop reconnecting; queued messages are discarded. The close is
      * orderly (FIN), not a reset: a FIN carries TCP's acknowledgement of everything read, so a kernel peer frees
      * those messages instead of sending them again to whatever stack takes this address next.

@@ -37,6 +37,8 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
     private long readNanos;
+    /** Whether this connection delivered a message to a socket (the connection then marked the peer useful). */
+    private boolean deliveredAny;
     /** Whether any read arrived on this connection. */
     private boolean received;
     /** When the path came up on this connection (PathConnector#up, under the path's monitor). */
@@ -197,6 +199,10 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         a.payload.flip();
         a.set(path.connection().source(h.sourcePort()), h.destinationPort(), readNanos);
         batch.add(r, a);
+        if (!deliveredAny) {
+            deliveredAny = true;
+            path.connection().markUseful();
+        }
     }
 
     @Override

@@ -156,6 +156,11 @@ final class PathConnector {
         }
     }
 
+    /** Drops a pending reconnect: the path is being retired. Caller holds the path's monitor. */
+    void cancelReconnect() {
+        reconnect.cancel();
+    }
+
     /** Schedules the next attempt with the backoff's delay. Caller holds the path's monitor. */
     void scheduleReconnectLocked() {
         if (path.isShutdown() || env.isClosing()) {

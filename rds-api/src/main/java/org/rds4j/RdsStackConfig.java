@@ -44,6 +44,7 @@ public final class RdsStackConfig {
     private final List<RdsAddressPrefix> allowedPeers;
     private final int maxPeers;
     private final Duration idlePeerTimeout;
+    private final Duration frameTimeout;
     private final Map<String, String> properties;
 
     private RdsStackConfig(Builder b) {
@@ -64,6 +65,7 @@ public final class RdsStackConfig {
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.maxPeers = b.maxPeers;
         this.idlePeerTimeout = b.idlePeerTimeout;
+        this.frameTimeout = b.frameTimeout;
         this.properties = Map.copyOf(b.properties);
     }
 
@@ -268,6 +270,19 @@ public final class RdsStackConfig {
     }
 
     /**
+     * How long a message may take to arrive once its first byte has (header and payload; the time a connection is
+     * not being read because of {@link #peerReceiveBytes()} does not count). A connection whose peer starts a message
+     * and stalls (a slowloris: a header that announces 1 MiB makes the stack set 1 MiB aside) is dropped after it,
+     * counted in {@code recv_frame_timeout}; the peer reconnects and resends as after any reset. An honest peer sends a
+     * message as fast as TCP takes it. 30 s unless set.
+     *
+     * @return the time a started message has to complete
+     */
+    public Duration frameTimeout() {
+        return frameTimeout;
+    }
+
+    /**
      * Transport-specific settings, such as {@code tcp.native} (see each transport's documentation).
      *
      * @return the properties, unmodifiable
@@ -312,6 +327,7 @@ public final class RdsStackConfig {
         private final List<RdsAddressPrefix> allowedPeers = new ArrayList<>();
         private int maxPeers = 4096;
         private Duration idlePeerTimeout = Duration.ofSeconds(5);
+        private Duration frameTimeout = Duration.ofSeconds(30);
         private final Map<String, String> properties = new LinkedHashMap<>();
 
         private Builder() {
@@ -515,6 +531,20 @@ public final class RdsStackConfig {
                 throw new IllegalArgumentException("idlePeerTimeout must be positive, was " + timeout);
             }
             this.idlePeerTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Sets how long a started message has to complete, see {@link RdsStackConfig#frameTimeout()}.
+         *
+         * @param timeout positive; 30 s unless set
+         * @return this builder
+         */
+        public Builder frameTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("frameTimeout must be positive, was " + timeout);
+            }
+            this.frameTimeout = timeout;
             return this;
         }
 

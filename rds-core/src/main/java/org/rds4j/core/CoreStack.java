@@ -484,6 +484,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     @Override
+    public long frameTimeoutNanos() {
+        return config.frameTimeout().toNanos();
+    }
+
+    @Override
     public boolean isClosing() {
         return closing;
     }

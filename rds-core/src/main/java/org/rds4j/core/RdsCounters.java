@@ -72,7 +72,9 @@ public final class RdsCounters {
         /** rds4j: a ping went unanswered because its path already held the most pongs the peer had not acknowledged. */
         RECV_PING_UNANSWERED("recv_ping_unanswered"),
         /** rds4j: a connection was refused before anything was kept for its peer (allow-list, maxPeers). */
-        CONN_PEER_REFUSED("conn_peer_refused");
+        CONN_PEER_REFUSED("conn_peer_refused"),
+        /** rds4j: a connection was dropped because a message started on it did not complete within frameTimeout. */
+        RECV_FRAME_TIMEOUT("recv_frame_timeout");
 
         private final String kernelName;
 

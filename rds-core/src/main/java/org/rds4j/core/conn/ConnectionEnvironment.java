@@ -78,6 +78,14 @@ public interface ConnectionEnvironment {
     long peerReceiveBytes();
 
     /**
+     * How long a started message may take to complete before its connection is dropped
+     * ({@code RdsStackConfig.frameTimeout}).
+     *
+     * @return the timeout in nanoseconds
+     */
+    long frameTimeoutNanos();
+
+    /**
      * The ports of {@code local} the stack keeps for its acknowledgement pings (no socket can bind them), so that a
      * pong's destination port says which ping it answers; at least {@code atLeast} of them, reserving more if needed
      * (shared by every path from {@code local}).

@@ -39,6 +39,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private long readNanos;
     /** Whether this connection delivered a message to a socket (the connection then marked the peer useful). */
     private boolean deliveredAny;
+    /**
+     * When the message now in progress began: the read that left a message partly received with none completed
+     * since; 0 between messages. Written by the I/O thread, read by the path's maintenance on the timer.
+     */
+    private volatile long partialSinceNanos;
     /** Whether any read arrived on this connection. */
     private boolean received;
     /** When the path came up on this connection (PathConnector#up, under the path's monitor). */
@@ -70,8 +75,22 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
     }
 
+    /**
+     * How long the message in progress has been arriving, 0 if none is.
+     *
+     * @param nowNanos the time now
+     * @return nanoseconds since the message began
+     */
+    long partialNanos(long nowNanos) {
+        long since = partialSinceNanos;
+        return since == 0 ? 0 : nowNanos - since;
+    }
+
     /** Stops or resumes reading this connection (see {@link PeerReceiveBudget}). */
     void setReadable(boolean readable) {
+        if (readable && partialSinceNanos != 0) {
+            partialSinceNanos = System.nanoTime();    // the time it was not read does not count against the peer
+        }
         TransportConnection tc = transport;
         if (tc != null) {
             tc.setReadable(readable);
@@ -112,6 +131,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     public void onBytes(ByteBuffer data) {
         readNanos = System.nanoTime();
         received = true;
+        long before = decoder.messages();
         try {
             decoder.decode(data, this);
         } catch (RdsProtocolException e) {
@@ -122,6 +142,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             return;
         }
         batch.flush();
+        if (!decoder.inMessage()) {
+            partialSinceNanos = 0;
+        } else if (partialSinceNanos == 0 || decoder.messages() != before) {
+            partialSinceNanos = readNanos;           // a message completed in this read: the next one starts here
+        }
         path.connection().receiveBudget().pauseIfOver(this);
         path.afterReceive(this);
     }

@@ -47,7 +47,9 @@ final class PathMaintenance {
     private void run() {
         PathConnection kick = null;
         PathConnection dead = null;
+        PathConnection stalled = null;
         long silent;
+        long partial = 0;
         synchronized (path) {
             if (path.state() != PathState.UP) {
                 return;
@@ -55,14 +57,24 @@ final class PathMaintenance {
             long now = env.nanoTime();
             silent = liveness.silentNanos(now);
             Liveness.Verdict verdict = liveness.check(now);
-            if (verdict == Liveness.Verdict.DEAD) {
+            PathConnection pc = path.currentConnection();
+            if (pc != null && !connection.receiveBudget().isPaused()) {
+                partial = pc.partialNanos(System.nanoTime());      // the I/O thread's clock, not the env's
+            }
+            if (partial > env.frameTimeoutNanos()) {
+                stalled = pc;
+                env.statistics().increment(Counter.RECV_FRAME_TIMEOUT);
+            } else if (verdict == Liveness.Verdict.DEAD) {
                 dead = path.currentConnection();
                 env.statistics().increment(Counter.CONN_DEAD_PEER);
             } else {
                 kick = ackRequests.maintain(now, verdict == Liveness.Verdict.PING);
             }
         }
-        if (dead != null) {
+        if (stalled != null) {
+            path.drop(stalled, "a message started " + TimeUnit.NANOSECONDS.toMillis(partial) + " ms ago has not"
+                    + " completed (frameTimeout " + TimeUnit.NANOSECONDS.toMillis(env.frameTimeoutNanos()) + " ms)");
+        } else if (dead != null) {
             path.drop(dead, "nothing heard from the peer for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms");
         } else if (kick != null) {
             kick.requestTransmit();

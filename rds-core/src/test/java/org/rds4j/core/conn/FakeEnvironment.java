@@ -81,6 +81,11 @@ final class FakeEnvironment implements ConnectionEnvironment {
         return 64L << 20;
     }
 
+    @Override
+    public long frameTimeoutNanos() {
+        return 30_000_000_000L;
+    }
+
     /** The four ports the stack would reserve for acknowledgement pings. */
     static final int[] ACK_PORTS = {2001, 2002, 2003, 2004};
     static final long GENERATION = 0x5EED_0001L;

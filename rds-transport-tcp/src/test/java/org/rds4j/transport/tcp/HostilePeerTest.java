@@ -143,6 +143,68 @@ class HostilePeerTest {
         }
     }
 
+    /**
+     * Slowloris: a header that announces a 1 MiB message, 100 bytes of it, then nothing. The victim drops the
+     * connection once the message has taken longer than its frameTimeout, and a message sent on a new connection
+     * afterwards arrives.
+     */
+    @Test
+    void aMessageThatStallsDropsItsConnection() throws Exception {
+        InetAddress hostile = InetAddress.getByName("127.0.0.1");
+        InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
+        int tcpPort = TcpHosts.freePort();
+        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
+                .tcpPort(tcpPort).defaultTransport("tcp").frameTimeout(java.time.Duration.ofSeconds(1)).jmx(false)
+                .build());
+             RdsSocket socket = victim.openSocket();
+             SocketChannel slow = SocketChannel.open()) {
+            socket.bind(new InetSocketAddress(victimAddress, RDS_PORT));
+            slow.bind(new InetSocketAddress(hostile, 0));
+            slow.connect(new InetSocketAddress(victimAddress, tcpPort));
+            RdsHeader h = new RdsHeader();
+            ByteBuffer start = ByteBuffer.allocate(RdsHeader.SIZE + 100);
+            h.clear().sequence(1).length(1 << 20).sourcePort(5000).destinationPort(RDS_PORT);
+            h.encode(start);
+            start.position(start.limit()).flip();
+            while (start.hasRemaining()) {
+                slow.write(start);
+            }
+            long began = System.nanoTime();
+            await(() -> victim.counters().get("recv_frame_timeout") == 1, "the stalled message times out");
+            double seconds = (System.nanoTime() - began) / 1e9;
+            // The victim closed its end: the peer reads the end of the stream (or a reset) soon after.
+            slow.configureBlocking(true);
+            slow.socket().setSoTimeout(10_000);
+            ByteBuffer sink = ByteBuffer.allocate(64 * 1024);
+            int n;
+            try {
+                while ((n = slow.socket().getInputStream().read(sink.array())) >= 0) {
+                    assertTrue(n >= 0);
+                }
+            } catch (java.net.SocketException e) {
+                // reset: as good as an orderly close here
+            }
+            System.out.printf("slowloris: a 1 MiB message stalled after 148 bytes; connection dropped %.1f s later"
+                    + " (frameTimeout 1 s)%n", seconds);
+
+            try (SocketChannel honest = SocketChannel.open()) {
+                honest.bind(new InetSocketAddress(hostile, 0));
+                honest.connect(new InetSocketAddress(victimAddress, tcpPort));
+                ByteBuffer frame = ByteBuffer.allocate(RdsHeader.SIZE + 8);
+                h.clear().sequence(1).length(8).sourcePort(5000).destinationPort(RDS_PORT);
+                h.encode(frame);
+                frame.putLong(7).flip();
+                while (frame.hasRemaining()) {
+                    honest.write(frame);
+                }
+                socket.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(10));
+                ByteBuffer dst = ByteBuffer.allocate(8);
+                assertEquals(8, socket.receive(dst, new RdsMessageInfo(), 0));
+                assertEquals(7, dst.getLong(0));
+            }
+        }
+    }
+
     /** Data messages 1 to {@link #MESSAGES}, each {@link #SIZE} bytes stamped with its number at both ends. */
     private static void writeMessages(SocketChannel ch) throws IOException {
         RdsHeader h = new RdsHeader();

@@ -440,9 +440,13 @@ public final class ConnectionPath {
             if (shutdown) {
                 return;
             }
-            if (cause != null) {
+            if (cause != null && connection.isUseful()) {
                 log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
                         cause.toString(), requeued, queue.size() - requeued);
+            } else if (cause != null) {
+                // A peer that never sent us a message nor got one: at INFO, a flood of connections would flood the log.
+                log.debug("{} path {}: connection lost ({}) before the peer exchanged a message", connection, index,
+                        cause.toString());
             } else {
                 log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
             }

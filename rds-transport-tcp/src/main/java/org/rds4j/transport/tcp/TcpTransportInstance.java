@@ -66,8 +66,14 @@ public final class TcpTransportInstance implements TransportInstance {
     private static final Logger log = LoggerFactory.getLogger(TcpTransportInstance.class);
     private static final AtomicBoolean LOGGED_IO_CHOICE = new AtomicBoolean();
 
-    /** The kernel's listen backlog for RDS/TCP. */
-    static final int BACKLOG = 64;
+    /**
+     * The listen backlog (the kernel caps it at {@code net.core.somaxconn}). Larger than the kernel's RDS/TCP 64: a
+     * peer's handshake completes in the kernel without us, so connections can arrive faster than one event loop
+     * accepts them, and once the queue is full the kernel drops every further SYN, which its sender retries only
+     * after its 1 s initial retransmission timeout. With 64, a flood of connections got through at about 70 a second
+     * (backlog + 1 per second), honest peers' reconnects queued behind it; with 1024, at about 740.
+     */
+    static final int BACKLOG = 1024;
     /** The kernel's RDS keepalive: idle seconds, probe interval seconds, probe count. */
     static final int KEEPALIVE_IDLE = 5;
     static final int KEEPALIVE_INTERVAL = 5;

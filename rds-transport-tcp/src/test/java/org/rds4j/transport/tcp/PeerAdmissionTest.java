@@ -48,8 +48,8 @@ class PeerAdmissionTest {
      * sending a ping first. An honest peer exchanges a message meanwhile. Once the flood has closed, the victim
      * forgets every flooder within the idle timeout and a sweep, and keeps the honest peer. The default build
      * floods 1,000 connections from 200 addresses; {@code -Drds4j.flood.addresses=1000
-     * -Drds4j.flood.connections=10} gives the issue's 10,000 from 1,000 (a few minutes: the victim accepts only
-     * some 70 connections a second, see docs/security.md).
+     * -Drds4j.flood.connections=10} gives the issue's 10,000 from 1,000. The time until nothing is left includes
+     * the victim accepting what the kernel queued for it (its listen backlog is 1024).
      */
     @Test
     void aConnectionFloodLeavesNoStateBehind() throws Exception {
@@ -95,7 +95,7 @@ class PeerAdmissionTest {
             long closed = System.nanoTime();
             double floodSeconds = (closed - started) / 1e9;
             int peak = victim.info().connections().size();
-            await(() -> victim.info().connections().size() == 1, Duration.ofSeconds(10), () -> "only the honest"
+            await(() -> victim.info().connections().size() == 1, Duration.ofSeconds(30), () -> "only the honest"
                     + " peer is left: " + victim.info().connections().size() + " connections");
             double seconds = (System.nanoTime() - closed) / 1e9;
             RdsStackInfo info = victim.info();

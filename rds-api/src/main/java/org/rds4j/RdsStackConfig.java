@@ -481,7 +481,8 @@ public final class RdsStackConfig {
         }
 
         /**
-         * Sets the most payload bytes one peer may have queued and unread, see {@link RdsStackConfig#peerReceiveBytes()}.
+         * Sets the most payload bytes one peer may have queued beyond our sockets' budgets, see
+         * {@link RdsStackConfig#peerReceiveBytes()}.
          *
          * @param bytes at least 64 KiB; 64 MiB unless set
          * @return this builder

@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
  * behind the stopped connection while the queued ones it would read later hold the peer over its bound.
  *
  * <p>Threads: the I/O thread that queues a batch on a socket charges the batch's excess under the socket queue's
- * lock, before a reader can take it ({@link #charge}, only when there is one), and checks the bound after each read ({@link #pauseIfOver}); a reader that takes a message with
- * excess gives it back ({@link #release}). The monitor is taken only to stop or resume reading, which is rare. Stopping sets {@link #paused} before it re-reads the count, and a release changes the count before
- * it reads the flag, so a release that takes the count under the resume mark either sees the flag or is seen by the
- * stopping thread: no connection stays stopped below the mark.
+ * lock, before a reader can take it ({@link #charge}, only when there is one), and checks the bound after each read
+ * ({@link #pauseIfOver}); a reader that takes a message with excess gives it back ({@link #release}). The monitor is
+ * taken only to stop or resume reading, which is rare. Stopping sets {@link #paused} before it re-reads the count,
+ * and a release changes the count before it reads the flag, so a release that takes the count under the resume mark
+ * either sees the flag or is seen by the stopping thread: no connection stays stopped below the mark.
  */
 public final class PeerReceiveBudget {
     private static final Logger log = LoggerFactory.getLogger(PeerReceiveBudget.class);

@@ -12,8 +12,9 @@
  * makes from its own threads ({@code requestTransmit}, {@code close}, {@code abort}) hand work to that event loop.
  *
  * <p><b>Copies.</b> Outgoing frames are copied once, into 32 KiB pooled direct buffers that are written as whole
- * batches (a pass's batches in one gathering write): the JDK would make the same heap-to-direct copy for any heap buffer it writes to a socket, so packing
- * costs no extra copy, and it turns many small messages into few large system calls. Incoming bytes are handed to the
+ * batches (a pass's batches in one gathering write): the JDK would make the same heap-to-direct copy for any heap
+ * buffer it writes to a socket, so packing costs no extra copy, and it turns many small messages into few large
+ * system calls. Incoming bytes are handed to the
  * core straight out of Netty's receive buffer, without a copy; the core's decoder copies each payload once, into the
  * message it delivers.
  *

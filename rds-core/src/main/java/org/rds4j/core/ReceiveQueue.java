@@ -218,7 +218,10 @@ final class ReceiveQueue {
         Arrival dequeued = null;
         lock.lock();
         try {
-            long deadline = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+            // The clock is read only once the reader has to wait: a reader that keeps up never reads it (it was
+            // a tenth of a busy reader's time in a profile of ./rds4j bench).
+            long deadline = Long.MAX_VALUE;
+            boolean waited = false;
             while (true) {
                 if (!failures.isEmpty()) {
                     if (!peek) {
@@ -256,6 +259,13 @@ final class ReceiveQueue {
                     return a;
                 }
                 socket.checkOpen();
+                if (timeoutNanos <= 0) {
+                    return null;
+                }
+                if (!waited && timeoutNanos != Long.MAX_VALUE) {
+                    deadline = System.nanoTime() + timeoutNanos;
+                }
+                waited = true;
                 long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
                 if (left <= 0) {
                     return null;

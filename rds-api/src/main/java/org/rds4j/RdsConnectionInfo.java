@@ -20,7 +20,8 @@ import java.util.Objects;
  *        socket's {@code SO_RCVBUF}) and not yet read: what it sent while their ports were congested
  * @param overBudgetPeak the most {@code overBudgetBytes} has been, checked after each read of a connection
  * @param readingStopped whether some of the peer's connections are not being read, because {@code overBudgetBytes}
- *        went over {@link RdsStackConfig#peerReceiveBytes()}; they are read again below half of it
+ *        went over {@link RdsStackConfig#peerReceiveBytes()}, or was above 0 while all peers' together were over
+ *        {@link RdsStackConfig#stackReceiveBytes()}
  */
 public record RdsConnectionInfo(InetAddress local, InetAddress peer, String transport, int peerPaths,
                                 long peerGeneration, List<RdsPathInfo> paths, long overBudgetBytes, long overBudgetPeak,

@@ -41,6 +41,7 @@ public final class RdsStackConfig {
     private final int defaultReceiveBuffer;
     private final int maxSocketBuffer;
     private final long peerReceiveBytes;
+    private final long stackReceiveBytes;
     private final List<RdsAddressPrefix> allowedPeers;
     private final int maxPeers;
     private final Duration idlePeerTimeout;
@@ -62,6 +63,7 @@ public final class RdsStackConfig {
         this.defaultReceiveBuffer = b.defaultReceiveBuffer;
         this.maxSocketBuffer = b.maxSocketBuffer;
         this.peerReceiveBytes = b.peerReceiveBytes;
+        this.stackReceiveBytes = b.stackReceiveBytes;
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.maxPeers = b.maxPeers;
         this.idlePeerTimeout = b.idlePeerTimeout;
@@ -235,6 +237,19 @@ public final class RdsStackConfig {
     }
 
     /**
+     * The most payload bytes all peers together may have queued on this stack's sockets beyond their budgets: the
+     * same count as {@link #peerReceiveBytes()}, summed over peers, so that many hostile peers cannot together
+     * hold what one may not. Past it, every peer holding any such bytes stops being read at its next read; a peer
+     * holding none (honest, its messages within their sockets' budgets) is never stopped, and a stopped peer reads
+     * again once its own excess is read or the stack's is down to half this bound. 256 MiB unless set.
+     *
+     * @return the bound in bytes
+     */
+    public long stackReceiveBytes() {
+        return stackReceiveBytes;
+    }
+
+    /**
      * The peers this stack talks to, as address prefixes; empty (the default) for any, as the kernel's RDS. A
      * connection from an address outside them is refused (reset) before the stack keeps anything for it, counted
      * ({@code conn_peer_refused}) and logged at most once a minute; a send to such an address fails with
@@ -324,6 +339,7 @@ public final class RdsStackConfig {
         private int defaultReceiveBuffer = DEFAULT_SOCKET_BUFFER;
         private int maxSocketBuffer = 16 * 1024 * 1024;
         private long peerReceiveBytes = 64L * 1024 * 1024;
+        private long stackReceiveBytes = 256L * 1024 * 1024;
         private final List<RdsAddressPrefix> allowedPeers = new ArrayList<>();
         private int maxPeers = 4096;
         private Duration idlePeerTimeout = Duration.ofSeconds(5);
@@ -492,6 +508,21 @@ public final class RdsStackConfig {
                 throw new IllegalArgumentException("peerReceiveBytes must be at least 65536 (64 KiB), was " + bytes);
             }
             this.peerReceiveBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Sets the most payload bytes all peers together may have queued beyond our sockets' budgets, see
+         * {@link RdsStackConfig#stackReceiveBytes()}.
+         *
+         * @param bytes at least 64 KiB; 256 MiB unless set
+         * @return this builder
+         */
+        public Builder stackReceiveBytes(long bytes) {
+            if (bytes < 64 * 1024) {
+                throw new IllegalArgumentException("stackReceiveBytes must be at least 65536 (64 KiB), was " + bytes);
+            }
+            this.stackReceiveBytes = bytes;
             return this;
         }
 

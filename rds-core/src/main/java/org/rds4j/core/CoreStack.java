@@ -37,6 +37,7 @@ import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.Connection;
 import org.rds4j.core.conn.ConnectionEnvironment;
 import org.rds4j.core.conn.MessageReceiver;
+import org.rds4j.core.conn.StackReceiveBudget;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.RdsTransport;
 import org.rds4j.core.spi.TransportConnection;
@@ -67,6 +68,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     /** Guards creating a connection (and its peer's map) against forgetting one: both are rare. */
     private final Object peersLock = new Object();
     private final PeerAdmission admission;
+    private final StackReceiveBudget receiveBudget;
     private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
     private final RdsCounters counters = new RdsCounters();
     private final ScheduledThreadPoolExecutor scheduler;
@@ -101,6 +103,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         this.admission = new PeerAdmission(this, config);
+        this.receiveBudget = new StackReceiveBudget(config.stackReceiveBytes());
         scheduler.scheduleWithFixedDelay(this::reclaimIdlePeers, 1, 1, TimeUnit.SECONDS);
         // Last: the MBean may be read from another thread as soon as it is registered.
         this.mbean = config.jmx() ? StackMBean.register(this) : null;
@@ -481,6 +484,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     @Override
     public long peerReceiveBytes() {
         return config.peerReceiveBytes();
+    }
+
+    @Override
+    public StackReceiveBudget stackReceiveBudget() {
+        return receiveBudget;
     }
 
     @Override

@@ -78,6 +78,13 @@ public interface ConnectionEnvironment {
     long peerReceiveBytes();
 
     /**
+     * What all peers together hold beyond our sockets' budgets ({@code RdsStackConfig.stackReceiveBytes}).
+     *
+     * @return the stack's one budget
+     */
+    StackReceiveBudget stackReceiveBudget();
+
+    /**
      * How long a started message may take to complete before its connection is dropped
      * ({@code RdsStackConfig.frameTimeout}).
      *

@@ -29,6 +29,7 @@ public final class PeerReceiveBudget {
     private static final Logger log = LoggerFactory.getLogger(PeerReceiveBudget.class);
 
     private final Connection connection;
+    private final StackReceiveBudget stack;
     private final long bound;
     private final long resumeAt;
     private final AtomicLong held = new AtomicLong();
@@ -39,8 +40,9 @@ public final class PeerReceiveBudget {
     /** Guarded by this: the connections stopped, each once. */
     private final List<PathConnection> stopped = new ArrayList<>(8);
 
-    PeerReceiveBudget(Connection connection, long bound) {
+    PeerReceiveBudget(Connection connection, long bound, StackReceiveBudget stack) {
         this.connection = connection;
+        this.stack = stack;
         this.bound = bound;
         this.resumeAt = bound / 2;
     }
@@ -79,6 +81,7 @@ public final class PeerReceiveBudget {
      */
     public void charge(long bytes) {
         held.addAndGet(bytes);
+        stack.charge(bytes);
     }
 
     /**
@@ -88,9 +91,30 @@ public final class PeerReceiveBudget {
      */
     public void release(long bytes) {
         long h = held.addAndGet(-bytes);
-        if (paused && h <= resumeAt) {
+        stack.release(bytes);
+        if (paused && mayResume(h)) {
             resume();
         }
+    }
+
+    /**
+     * Whether stopped connections may read again: the peer is under its resume mark, and the stack is under its
+     * own or the peer holds nothing beyond budgets (then it adds nothing to the stack's count).
+     */
+    private boolean mayResume(long h) {
+        return h <= resumeAt && (h <= 0 || stack.isDrained());
+    }
+
+    /** The stack's excess went down to half its bound: read again if this peer may. */
+    void stackDrained() {
+        if (paused && mayResume(held.get())) {
+            resume();
+        }
+    }
+
+    /** Whether the peer must stop: over its own bound, or holding excess while the stack is over its bound. */
+    private boolean mustStop(long h) {
+        return h > bound || (h > 0 && stack.isOver());
     }
 
     /** After a read of {@code pc}: stops reading it if the peer holds more than the bound (I/O thread). */
@@ -99,27 +123,36 @@ public final class PeerReceiveBudget {
         if (now > peak) {
             peak = now;
         }
-        if (now <= bound) {
+        if (!mustStop(now)) {
             return;
         }
+        boolean byStack = now <= bound;
+        // Listed with the stack whatever the reason, before re-reading the counts (see StackReceiveBudget): a peer
+        // under its own mark may still wait for the stack's count to drain.
+        stack.stopped(this);
         synchronized (this) {
             paused = true;
             long h = held.get();
-            if (h <= bound || stopped.contains(pc)) {
+            if (!mustStop(h) || stopped.contains(pc)) {
                 paused = !stopped.isEmpty();
                 return;
             }
             stopped.add(pc);
             pc.setReadable(false);
             connection.env().statistics().increment(Counter.RECV_PEER_PAUSED);
-            if (stopped.size() == 1) {
+            if (stopped.size() == 1 && !byStack) {
                 log.info("{}: the peer has {} bytes queued beyond its sockets' budgets (half their SO_RCVBUF), more"
                         + " than peerReceiveBytes ({}): it ignores congestion; its connections stop being read until"
                         + " the application reads that down to {}",
                         connection, h, bound, resumeAt);
+            } else if (stopped.size() == 1) {
+                log.info("{}: all peers have {} bytes queued beyond their sockets' budgets, more than"
+                        + " stackReceiveBytes ({}); this peer holds {} of them: its connections stop being read until"
+                        + " the application reads its share, or all of it down to half", connection, stack.held(),
+                        stack.bound(), h);
             }
         }
-        if (held.get() <= resumeAt) {
+        if (mayResume(held.get())) {
             resume();                                  // the readers caught up while we were stopping
         }
     }
@@ -131,7 +164,7 @@ public final class PeerReceiveBudget {
     }
 
     private synchronized void resume() {
-        if (held.get() > resumeAt || stopped.isEmpty()) {
+        if (!mayResume(held.get()) || stopped.isEmpty()) {
             return;
         }
         log.debug("{}: {} bytes beyond the sockets' budgets: the peer's connections are read again", connection,

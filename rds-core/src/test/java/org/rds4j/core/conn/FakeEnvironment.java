@@ -81,6 +81,13 @@ final class FakeEnvironment implements ConnectionEnvironment {
         return 64L << 20;
     }
 
+    private final StackReceiveBudget stackBudget = new StackReceiveBudget(256L << 20);
+
+    @Override
+    public StackReceiveBudget stackReceiveBudget() {
+        return stackBudget;
+    }
+
     @Override
     public long frameTimeoutNanos() {
         return 30_000_000_000L;

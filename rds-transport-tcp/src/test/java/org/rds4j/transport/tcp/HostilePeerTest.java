@@ -9,6 +9,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -205,12 +207,86 @@ class HostilePeerTest {
         }
     }
 
+    /**
+     * Two peers ignoring congestion, each under its own bound (8 MiB) but together over the stack's (6 MiB): both
+     * stop being read, the victim holds about the stack's bound, an honest host that sends within budget is still
+     * served meanwhile, and once the socket is read every message of both arrives, each peer's in order.
+     */
+    @Test
+    void peersIgnoringCongestionTogetherStopAtTheStacksBound() throws Exception {
+        InetAddress victimAddress = InetAddress.getByName("127.0.0.20");
+        InetAddress honestAddress = InetAddress.getByName("127.0.0.4");
+        int tcpPort = TcpHosts.freePort();
+        long stackBound = 6L << 20;
+        int messages = 64;                                   // 16 MiB per peer
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
+                .tcpPort(tcpPort).defaultTransport("tcp").peerReceiveBytes(8L << 20).stackReceiveBytes(stackBound)
+                .jmx(false).build());
+             RdsStack honest = RdsStack.create(RdsStackConfig.builder().name("honest").address(honestAddress)
+                     .tcpPort(tcpPort).defaultTransport("tcp").jmx(false).build());
+             RdsSocket unread = victim.openSocket();
+             RdsSocket served = victim.openSocket();
+             RdsSocket h = honest.openSocket();
+             SocketChannel p1 = SocketChannel.open();
+             SocketChannel p2 = SocketChannel.open()) {
+            unread.bind(new InetSocketAddress(victimAddress, RDS_PORT));
+            served.bind(new InetSocketAddress(victimAddress, RDS_PORT + 1));
+            h.bind(new InetSocketAddress(honestAddress, 5000));
+            p1.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
+            p2.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.3"), 0));
+            p1.connect(new InetSocketAddress(victimAddress, tcpPort));
+            p2.connect(new InetSocketAddress(victimAddress, tcpPort));
+            List<Future<?>> written = new ArrayList<>();
+            for (SocketChannel p : List.of(p1, p2)) {
+                written.add(writers.submit(() -> {
+                    writeMessages(p, messages);
+                    return null;
+                }));
+            }
+            await(() -> victim.counters().get("recv_peer_paused") >= 2, "both peers stop being read");
+            java.util.Map<String, Long> c = victim.counters();
+            long queued = c.get("recv_bytes_added_to_sock") - c.get("recv_bytes_freed_fromsock");
+            System.out.printf("two peers ignoring congestion: stack bound %d B, %d B queued when both stopped%n",
+                    stackBound, queued);
+            assertTrue(queued <= stackBound + (2L << 20), "about the stack's bound is held: " + queued);
+
+            // An honest host within its budget is served all the while.
+            h.send(ByteBuffer.wrap(new byte[] {9}), served.localAddress());
+            served.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(10));
+            assertEquals(1, served.receive(ByteBuffer.allocate(8), new RdsMessageInfo(), 0));
+
+            ByteBuffer dst = ByteBuffer.allocate(SIZE);
+            RdsMessageInfo info = new RdsMessageInfo();
+            unread.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(30));
+            java.util.Map<InetAddress, Integer> next = new java.util.HashMap<>();
+            for (int i = 0; i < 2 * messages; i++) {
+                dst.clear();
+                assertEquals(SIZE, unread.receive(dst, info, 0));
+                int expected = next.merge(info.source().getAddress(), 1, Integer::sum);
+                assertEquals(expected, dst.getInt(0), "each peer's messages in order, none lost");
+            }
+            for (Future<?> f : written) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            assertEquals(2, next.size());
+        } finally {
+            writers.shutdownNow();
+            assertTrue(writers.awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
     /** Data messages 1 to {@link #MESSAGES}, each {@link #SIZE} bytes stamped with its number at both ends. */
     private static void writeMessages(SocketChannel ch) throws IOException {
+        writeMessages(ch, MESSAGES);
+    }
+
+    /** Data messages 1 to {@code count}, each {@link #SIZE} bytes stamped with its number at both ends. */
+    private static void writeMessages(SocketChannel ch, int count) throws IOException {
         RdsHeader h = new RdsHeader();
         ByteBuffer header = ByteBuffer.allocate(RdsHeader.SIZE);
         ByteBuffer payload = ByteBuffer.allocate(SIZE);
-        for (int i = 1; i <= MESSAGES; i++) {
+        for (int i = 1; i <= count; i++) {
             h.clear().sequence(i).length(SIZE).sourcePort(5000).destinationPort(RDS_PORT);
             header.clear();
             h.encode(header);

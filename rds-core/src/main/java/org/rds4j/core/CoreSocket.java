@@ -198,13 +198,10 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             }
             lastConnection = c;
         }
-        if (!c.isUseful()) {                             // once per peer: sending makes it one the stack keeps
+        // Once per peer, sending makes it one the stack keeps; if it was forgotten just now, a fresh one takes over.
+        if (!c.isUseful() && !c.markUseful()) {
+            c = lastConnection = stack.connection(from.getAddress(), to, transport);
             c.markUseful();
-            if (c.isRetired()) {                         // forgotten just now: a fresh connection takes the message
-                c = stack.connection(from.getAddress(), to, transport);
-                c.markUseful();
-                lastConnection = c;
-            }
         }
         int dport = destination.getPort();
         checkConfirmable(c);

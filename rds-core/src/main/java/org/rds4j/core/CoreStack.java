@@ -60,13 +60,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final Map<String, TransportBinding> transports;
     private final String defaultTransport;
     private final BindTable bindTable = new BindTable();
-    private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
-    /** The same connections by local address and transport, then by peer: what a socket's send looks up. */
-    private final Map<ConnectionKey, Map<InetAddress, Connection>> peerTables = new ConcurrentHashMap<>();
+    private final ConnectionTable connections = new ConnectionTable();
     private final Map<InetAddress, CongestionMap> localMaps = new ConcurrentHashMap<>();
-    private final Map<InetAddress, CongestionMap> peerMaps = new ConcurrentHashMap<>();
-    /** Guards creating a connection (and its peer's map) against forgetting one: both are rare. */
-    private final Object peersLock = new Object();
     private final PeerAdmission admission;
     private final StackReceiveBudget receiveBudget;
     private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
@@ -102,9 +97,9 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        this.admission = new PeerAdmission(this, config);
+        this.admission = new PeerAdmission(this, connections, config);
         this.receiveBudget = new StackReceiveBudget(config.stackReceiveBytes());
-        scheduler.scheduleWithFixedDelay(this::reclaimIdlePeers, 1, 1, TimeUnit.SECONDS);
+        scheduler.scheduleWithFixedDelay(admission::reclaimIdle, 1, 1, TimeUnit.SECONDS);
         // Last: the MBean may be read from another thread as soon as it is registered.
         this.mbean = config.jmx() ? StackMBean.register(this) : null;
         log.debug("stack {} created with transports {} (default {})", config.name(), transports.keySet(),
@@ -145,7 +140,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     /** The connections and their paths, each path read under its monitor (docs/inspection.md). */
     List<RdsConnectionInfo> connectionInfos() {
-        return Inspection.connections(connections.values());
+        return Inspection.connections(connections.all());
     }
 
     List<RdsSocketInfo> socketInfos() {
@@ -153,7 +148,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     List<RdsCongestionMapInfo> congestionInfos() {
-        return Inspection.congestionMaps(localMaps, peerMaps);
+        return Inspection.congestionMaps(localMaps, connections.peerMaps());
     }
 
     /**
@@ -206,7 +201,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     /** The connection to a peer over a transport if there is one; never creates one. */
     Connection existingConnection(InetAddress local, InetAddress peer, TransportBinding transport) {
-        return transport == null ? null : connections.get(new ConnectionKey(local, peer, transport.name()));
+        return transport == null ? null : connections.get(local, peer, transport.name());
     }
 
     /**
@@ -215,8 +210,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
      * @throws EaccesException if the peer is outside the allowed peers
      */
     Connection connection(InetAddress local, InetAddress peer, TransportBinding transport) throws IOException {
-        ConnectionKey key = new ConnectionKey(local, peer, transport.name());
-        Connection c = connections.get(key);
+        Connection c = connections.get(local, peer, transport.name());
         if (c != null && !c.isRetired()) {
             return c;
         }
@@ -224,53 +218,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             throw new EaccesException(RdsAddresses.format(peer) + " is not among this stack's allowedPeers "
                     + config.allowedPeers() + "; add a prefix that covers it to RdsStackConfig.allowPeers");
         }
-        synchronized (peersLock) {                 // a connection being forgotten is gone once this is taken
-            c = connections.get(key);
-            if (c == null) {
-                c = new Connection(local, peer, transport.name(), transport.instance(), this, peerMap(peer));
-                connections.put(key, c);
-                peerTable(local, transport).put(peer, c);
-                log.debug("new {}", c);
-            }
-            return c;
-        }
-    }
-
-    /** The timer's sweep of useless idle peers; a failure is logged, and the next sweep comes all the same. */
-    private void reclaimIdlePeers() {
-        try {
-            admission.reclaimIdle();
-        } catch (RuntimeException e) {
-            log.warn("stack {}: forgetting idle peers failed", config.name(), e);
-        }
-    }
-
-    /**
-     * Forgets {@code c}, a peer that never became useful and has no path up ({@link PeerAdmission}): retires it, and
-     * drops it from every table, with its peer's congestion map if no other connection has that peer.
-     *
-     * @return whether it was forgotten (false: it became useful or a path came up meanwhile)
-     */
-    boolean forget(Connection c) {
-        synchronized (peersLock) {
-            if (!c.retire()) {
-                return false;
-            }
-            connections.remove(new ConnectionKey(c.local(), c.peer(), c.transportName()), c);
-            Map<InetAddress, Connection> table = peerTables.get(new ConnectionKey(c.local(), c.local(),
-                    c.transportName()));
-            if (table != null) {
-                table.remove(c.peer(), c);
-            }
-            boolean peerStillKnown = false;
-            for (Connection o : connections.values()) {
-                peerStillKnown |= o.peer().equals(c.peer());
-            }
-            if (!peerStillKnown) {
-                peerMaps.remove(c.peer());
-            }
-            return true;
-        }
+        return connections.getOrCreate(local, peer, transport, this);   // waits for a connection being forgotten
     }
 
     /**
@@ -278,8 +226,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
      * on, so a send finds its connection with one lookup that allocates nothing.
      */
     Map<InetAddress, Connection> peerTable(InetAddress local, TransportBinding transport) {
-        return peerTables.computeIfAbsent(new ConnectionKey(local, local, transport.name()),
-                k -> new ConcurrentHashMap<>());
+        return connections.peerTable(local, transport.name());
     }
 
     /**
@@ -336,7 +283,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     /** Queues the local address's current map on every connection from it (each path copies it when it writes). */
     void sendCongestionUpdates(InetAddress local) {
-        for (Connection c : connections.values()) {
+        for (Connection c : connections.all()) {
             if (c.local().equals(local)) {
                 c.queueCongestionUpdate();
             }
@@ -345,7 +292,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     /** The congestion map of a peer address, shared by all connections to it. */
     CongestionMap peerMap(InetAddress peer) {
-        return peerMaps.computeIfAbsent(peer, a -> new CongestionMap());
+        return connections.peerMap(peer);
     }
 
     // ------------------------------------------------------------------------------------------------ environment
@@ -517,7 +464,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         for (CoreSocket s : new ArrayList<>(sockets)) {
             s.close();
         }
-        for (Connection c : connections.values()) {
+        for (Connection c : connections.all()) {
             c.shutdown();
         }
         for (TransportBinding t : transports.values()) {
@@ -538,37 +485,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
      * @return a copy of the current connections, one per local address, peer and transport
      */
     public List<Connection> connections() {
-        return new ArrayList<>(connections.values());
+        return new ArrayList<>(connections.all());
     }
 
     @Override
     public String toString() {
         return "RdsStack[" + config.name() + "]";
-    }
-
-    private static final class ConnectionKey {
-        final InetAddress local;
-        final InetAddress peer;
-        final String transport;
-
-        ConnectionKey(InetAddress local, InetAddress peer, String transport) {
-            this.local = local;
-            this.peer = peer;
-            this.transport = transport;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof ConnectionKey)) {
-                return false;
-            }
-            ConnectionKey k = (ConnectionKey) o;
-            return local.equals(k.local) && peer.equals(k.peer) && transport.equals(k.transport);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(local, peer, transport);
-        }
     }
 }

@@ -28,6 +28,7 @@ final class PeerAdmission {
     private static final long LOG_INTERVAL_NANOS = 60_000_000_000L;
 
     private final CoreStack stack;
+    private final ConnectionTable connections;
     private final List<RdsAddressPrefix> allowed;
     private final int maxPeers;
     private final long idleTimeoutNanos;
@@ -39,8 +40,9 @@ final class PeerAdmission {
     private long refusedSinceLog;
     private boolean logged;
 
-    PeerAdmission(CoreStack stack, RdsStackConfig config) {
+    PeerAdmission(CoreStack stack, ConnectionTable connections, RdsStackConfig config) {
         this.stack = stack;
+        this.connections = connections;
         this.allowed = config.allowedPeers();
         this.maxPeers = config.maxPeers();
         this.idleTimeoutNanos = config.idlePeerTimeout().toNanos();
@@ -93,10 +95,21 @@ final class PeerAdmission {
         refusedSinceLog = 0;
     }
 
-    /** The timer's sweep: forgets every useless peer that has had no path up for the idle timeout. */
+    /**
+     * The timer's sweep: forgets every useless peer that has had no path up for the idle timeout. A failure is
+     * logged, and the next sweep comes all the same (a periodic task that throws is never run again).
+     */
     void reclaimIdle() {
+        try {
+            sweep();
+        } catch (RuntimeException e) {
+            log.warn("forgetting idle peers failed", e);
+        }
+    }
+
+    private void sweep() {
         long now = System.nanoTime();
-        List<Connection> all = stack.connections();
+        List<Connection> all = new java.util.ArrayList<>(connections.all());
         idleSince.keySet().retainAll(new java.util.HashSet<>(all));
         for (Connection c : all) {
             if (c.isUseful() || !c.noPathUp()) {
@@ -104,7 +117,7 @@ final class PeerAdmission {
                 continue;
             }
             Long since = idleSince.putIfAbsent(c, now);
-            if (since != null && now - since >= idleTimeoutNanos && stack.forget(c)) {
+            if (since != null && now - since >= idleTimeoutNanos && connections.forget(c)) {
                 idleSince.remove(c);
             }
         }

@@ -470,11 +470,15 @@ public final class Connection {
     /**
      * The peer became useful: a socket sends to it, or one of its messages reached a socket. Then it is never
      * forgotten (its sequence numbers guard against duplicates when it reconnects). A volatile read when already so.
+     *
+     * @return false if the stack forgot this connection (it was retired before it became useful): look the peer up
+     *         again
      */
-    public void markUseful() {
+    public boolean markUseful() {
         if (!useful) {
             useful = true;
         }
+        return !retired;
     }
 
     /**

@@ -170,27 +170,10 @@ class HostileMixTest {
         return sorted[Math.min(sorted.length - 1, (int) (p * sorted.length))];
     }
 
-    private static SocketChannel open(InetAddress from, InetAddress to, int tcpPort) throws IOException {
-        SocketChannel ch = SocketChannel.open();
-        ch.bind(new InetSocketAddress(from, 0));
-        ch.connect(new InetSocketAddress(to, tcpPort));
-        return ch;
-    }
-
-    private static void write(SocketChannel ch, ByteBuffer... bufs) throws IOException {
-        long left = 0;
-        for (ByteBuffer b : bufs) {
-            left += b.remaining();
-        }
-        while (left > 0) {
-            left -= ch.write(bufs);
-        }
-    }
-
     /** 1 MiB messages to the unread socket, as fast as TCP takes them; writes time out once the victim stops reading. */
     private static Void ignoreCongestion(InetAddress from, InetAddress to, int tcpPort, AtomicBoolean attacking)
             throws IOException {
-        try (SocketChannel ch = open(from, to, tcpPort)) {
+        try (SocketChannel ch = RawPeer.connect(from, to, tcpPort)) {
             ch.configureBlocking(false);
             RdsHeader h = new RdsHeader();
             ByteBuffer header = ByteBuffer.allocate(RdsHeader.SIZE);
@@ -215,7 +198,7 @@ class HostileMixTest {
     /** Pings from one connection, never acknowledging anything and never reading the pongs. */
     private static Void pingFlood(InetAddress from, InetAddress to, int tcpPort, AtomicBoolean attacking)
             throws IOException {
-        try (SocketChannel ch = open(from, to, tcpPort)) {
+        try (SocketChannel ch = RawPeer.connect(from, to, tcpPort)) {
             ch.configureBlocking(false);
             RdsHeader h = new RdsHeader();
             ByteBuffer batch = ByteBuffer.allocate(1000 * RdsHeader.SIZE);
@@ -243,12 +226,12 @@ class HostileMixTest {
         try {
             while (attacking.get()) {
                 for (int i = open.size(); i < 3; i++) {
-                    SocketChannel ch = open(InetAddress.getByName("127.0.0." + (10 + i)), to, tcpPort);
+                    SocketChannel ch = RawPeer.connect(InetAddress.getByName("127.0.0." + (10 + i)), to, tcpPort);
                     ByteBuffer start = ByteBuffer.allocate(RdsHeader.SIZE + 100);
                     h.clear().sequence(1).length(BIG).sourcePort(8000).destinationPort(UNREAD_PORT);
                     h.encode(start);
                     start.position(start.limit()).flip();
-                    write(ch, start);
+                    RawPeer.writeFully(ch, start);
                     ch.configureBlocking(false);
                     open.add(ch);
                 }
@@ -277,13 +260,13 @@ class HostileMixTest {
         RdsHeader h = new RdsHeader();
         ByteBuffer ping = ByteBuffer.allocate(RdsHeader.SIZE);
         for (int i = 0; attacking.get(); i++) {
-            try (SocketChannel ch = open(InetAddress.getByName("127.0.1." + (1 + i % 100)), to, tcpPort)) {
+            try (SocketChannel ch = RawPeer.connect(InetAddress.getByName("127.0.1." + (1 + i % 100)), to, tcpPort)) {
                 if (i % 2 == 0) {
                     ping.clear();
                     h.clear().sequence(1).sourcePort(9000).destinationPort(0);
                     h.encode(ping);
                     ping.flip();
-                    write(ch, ping);
+                    RawPeer.writeFully(ch, ping);
                 }
             } catch (IOException e) {
                 // refused or reset: what a flood meets

@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,8 +57,7 @@ class HostilePeerTest {
              RdsSocket unread = victim.openSocket();
              SocketChannel peer = SocketChannel.open()) {
             unread.bind(new InetSocketAddress(victimAddress, RDS_PORT));
-            peer.bind(new InetSocketAddress(hostile, 0));
-            peer.connect(new InetSocketAddress(victimAddress, tcpPort));
+            RawPeer.connect(peer, hostile, victimAddress, tcpPort);
             Future<?> written = writer.submit(() -> {
                 writeMessages(peer);
                 return null;
@@ -113,8 +111,7 @@ class HostilePeerTest {
              RdsSocket socket = victim.openSocket();
              SocketChannel peer = SocketChannel.open()) {
             socket.bind(new InetSocketAddress(victimAddress, RDS_PORT));
-            peer.bind(new InetSocketAddress(hostile, 0));
-            peer.connect(new InetSocketAddress(victimAddress, tcpPort));
+            RawPeer.connect(peer, hostile, victimAddress, tcpPort);
             RdsHeader h = new RdsHeader();
             ByteBuffer frames = ByteBuffer.allocate((pings + 1) * RdsHeader.SIZE + 8);
             for (int i = 1; i <= pings; i++) {
@@ -125,9 +122,7 @@ class HostilePeerTest {
             h.encode(frames);
             frames.putLong(42);
             frames.flip();
-            while (frames.hasRemaining()) {
-                peer.write(frames);
-            }
+            RawPeer.writeFully(peer, frames);
             // The data message after the flood arrives: every ping before it was handled.
             socket.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(30));
             ByteBuffer dst = ByteBuffer.allocate(8);
@@ -161,16 +156,13 @@ class HostilePeerTest {
              RdsSocket socket = victim.openSocket();
              SocketChannel slow = SocketChannel.open()) {
             socket.bind(new InetSocketAddress(victimAddress, RDS_PORT));
-            slow.bind(new InetSocketAddress(hostile, 0));
-            slow.connect(new InetSocketAddress(victimAddress, tcpPort));
+            RawPeer.connect(slow, hostile, victimAddress, tcpPort);
             RdsHeader h = new RdsHeader();
             ByteBuffer start = ByteBuffer.allocate(RdsHeader.SIZE + 100);
             h.clear().sequence(1).length(1 << 20).sourcePort(5000).destinationPort(RDS_PORT);
             h.encode(start);
             start.position(start.limit()).flip();
-            while (start.hasRemaining()) {
-                slow.write(start);
-            }
+            RawPeer.writeFully(slow, start);
             long began = System.nanoTime();
             await(() -> victim.counters().get("recv_frame_timeout") == 1, "the stalled message times out");
             double seconds = (System.nanoTime() - began) / 1e9;
@@ -190,15 +182,12 @@ class HostilePeerTest {
                     + " (frameTimeout 1 s)%n", seconds);
 
             try (SocketChannel honest = SocketChannel.open()) {
-                honest.bind(new InetSocketAddress(hostile, 0));
-                honest.connect(new InetSocketAddress(victimAddress, tcpPort));
+                RawPeer.connect(honest, hostile, victimAddress, tcpPort);
                 ByteBuffer frame = ByteBuffer.allocate(RdsHeader.SIZE + 8);
                 h.clear().sequence(1).length(8).sourcePort(5000).destinationPort(RDS_PORT);
                 h.encode(frame);
                 frame.putLong(7).flip();
-                while (frame.hasRemaining()) {
-                    honest.write(frame);
-                }
+                RawPeer.writeFully(honest, frame);
                 socket.setOption(org.rds4j.RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(10));
                 ByteBuffer dst = ByteBuffer.allocate(8);
                 assertEquals(8, socket.receive(dst, new RdsMessageInfo(), 0));
@@ -293,10 +282,7 @@ class HostilePeerTest {
             header.flip();
             payload.clear();
             payload.putInt(0, i).putInt(SIZE - 4, i);
-            ByteBuffer[] frame = {header, payload};
-            while (payload.hasRemaining()) {
-                ch.write(frame);
-            }
+            RawPeer.writeFully(ch, header, payload);
         }
     }
 
@@ -308,12 +294,6 @@ class HostilePeerTest {
     }
 
     private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        RawPeer.await(condition, java.time.Duration.ofSeconds(30), () -> what);
     }
 }

@@ -16,7 +16,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -156,7 +155,7 @@ class PeerAdmissionTest {
             List<SocketChannel> open = new ArrayList<>();
             try {
                 for (int i = 1; i <= 3; i++) {
-                    open.add(connect(InetAddress.getByName("127.0.6." + i), victimAddress, tcpPort));
+                    open.add(RawPeer.connect(InetAddress.getByName("127.0.6." + i), victimAddress, tcpPort));
                 }
                 await(() -> victim.info().connections().size() == 3, Duration.ofSeconds(10),
                         () -> "3 peers: " + victim.info().connections());
@@ -177,25 +176,13 @@ class PeerAdmissionTest {
                 .idlePeerTimeout(IDLE).reconnectDelays(Duration.ofMillis(1), Duration.ofMillis(100)).build());
     }
 
-    private static SocketChannel connect(InetAddress from, InetAddress to, int tcpPort) throws IOException {
-        SocketChannel ch = SocketChannel.open();
-        ch.bind(new InetSocketAddress(from, 0));
-        ch.connect(new InetSocketAddress(to, tcpPort));
-        return ch;
-    }
-
     /** One connection from {@code from}: optionally a ping, then an orderly close. */
     private static void flood(InetAddress from, InetSocketAddress to, boolean ping) throws IOException {
-        try (SocketChannel ch = SocketChannel.open()) {
-            ch.bind(new InetSocketAddress(from, 0));
-            ch.connect(to);
+        try (SocketChannel ch = RawPeer.connect(from, to.getAddress(), to.getPort())) {
             if (ping) {
                 ByteBuffer b = ByteBuffer.allocate(RdsHeader.SIZE);
                 new RdsHeader().sequence(1).sourcePort(5000).destinationPort(0).encode(b);
-                b.flip();
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
+                RawPeer.writeFully(ch, b.flip());
             }
         } catch (IOException e) {
             // The victim may reset a connection it refuses, or one from a larger address that it answers by
@@ -204,12 +191,6 @@ class PeerAdmissionTest {
     }
 
     private static void await(BooleanSupplier condition, Duration timeout, java.util.function.Supplier<String> what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out: " + what.get());
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
+        RawPeer.await(condition, timeout, what);
     }
 }

@@ -180,7 +180,8 @@ public final class ConnectionPath {
         }
         PathConnection kick;
         synchronized (this) {
-            queue.takeInbox();
+            // The message stays in the inbox, unnumbered, until the path is up: the probe of a new connection is
+            // numbered and sent ahead of it (see upLocked).
             kick = kickLocked();
         }
         if (kick != null) {
@@ -404,9 +405,11 @@ public final class ConnectionPath {
         acks.progress(now);
         if (index == 0 && !probeSent) {
             // Path 0 probes every time it comes up, as kernels from 7.0 do: both ends settle on the number of paths
-            // (again after a restart of either), and the probe carries our generation.
+            // (again after a restart of either), and the probe carries our generation. It goes ahead of the data
+            // that waited for the connection: a kernel still using the number of paths of our previous run would
+            // put its answers to that data on a path we never open (6.12 did, in the suite's scenario 7b).
             probeSent = true;
-            enqueueLocked(pings.probe());
+            queue.addAheadOfInbox(pings.probe());
         }
         maintenance.start(now);
         log.debug("{} path {}: up, {}", connection, index, queue);

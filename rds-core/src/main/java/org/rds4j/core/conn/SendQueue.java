@@ -108,6 +108,17 @@ final class SendQueue {
         unsent.addLast(m);
     }
 
+    /**
+     * Numbers a message of the path's own and queues it ahead of the inbox: the probe of a new connection goes before
+     * the data that waited for the connection, as a kernel's probe does, so the peer knows our number of paths before
+     * it answers that data. Messages already numbered (those to be sent again) stay ahead of it, so numbers still
+     * rise on the wire.
+     */
+    void addAheadOfInbox(OutgoingMessage m) {
+        m.sequence = nextSeq++;
+        unsent.addLast(m);
+    }
+
     /** The next message to write, or {@code null}. */
     OutgoingMessage pollUnsent() {
         return unsent.pollFirst();

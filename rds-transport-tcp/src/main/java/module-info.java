@@ -11,6 +11,7 @@ module org.rds4j.transport.tcp {
     requires io.netty.transport;
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.unix.common;
+    requires io.netty.handler;
     requires jdk.net;
 
     provides org.rds4j.core.spi.RdsTransport with org.rds4j.transport.tcp.TcpTransport;

@@ -46,6 +46,7 @@ public final class RdsStackConfig {
     private final int maxPeers;
     private final Duration idlePeerTimeout;
     private final Duration frameTimeout;
+    private final RdsTlsConfig tls;
     private final Map<String, String> properties;
 
     private RdsStackConfig(Builder b) {
@@ -68,6 +69,7 @@ public final class RdsStackConfig {
         this.maxPeers = b.maxPeers;
         this.idlePeerTimeout = b.idlePeerTimeout;
         this.frameTimeout = b.frameTimeout;
+        this.tls = b.tls;
         this.properties = Map.copyOf(b.properties);
     }
 
@@ -298,6 +300,16 @@ public final class RdsStackConfig {
     }
 
     /**
+     * TLS between rds4j hosts over the TCP transport, or {@code null} (the default) for plain RDS/TCP with every
+     * peer, as the kernel's RDS.
+     *
+     * @return the TLS settings, or {@code null} if TLS is off
+     */
+    public RdsTlsConfig tls() {
+        return tls;
+    }
+
+    /**
      * Transport-specific settings, such as {@code tcp.native} (see each transport's documentation).
      *
      * @return the properties, unmodifiable
@@ -320,7 +332,7 @@ public final class RdsStackConfig {
     @Override
     public String toString() {
         return "RdsStackConfig[name=" + name + ", tcpPort=" + tcpPort + ", defaultTransport=" + defaultTransport
-                + ", addresses=" + addresses + "]";
+                + ", addresses=" + addresses + (tls == null ? "" : ", " + tls) + "]";
     }
 
     /** Builds an {@link RdsStackConfig}. */
@@ -344,6 +356,7 @@ public final class RdsStackConfig {
         private int maxPeers = 4096;
         private Duration idlePeerTimeout = Duration.ofSeconds(5);
         private Duration frameTimeout = Duration.ofSeconds(30);
+        private RdsTlsConfig tls;
         private final Map<String, String> properties = new LinkedHashMap<>();
 
         private Builder() {
@@ -581,6 +594,17 @@ public final class RdsStackConfig {
         }
 
         /**
+         * Turns on TLS between rds4j hosts, see {@link RdsStackConfig#tls()} and {@link RdsTlsConfig}.
+         *
+         * @param tls the TLS settings; {@code null} turns TLS off again
+         * @return this builder
+         */
+        public Builder tls(RdsTlsConfig tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
          * Sets a transport-specific property, see {@link RdsStackConfig#properties()}.
          *
          * @param key the property's name
@@ -596,8 +620,13 @@ public final class RdsStackConfig {
          * Builds the configuration.
          *
          * @return a new, immutable configuration
+         * @throws IllegalArgumentException if TLS is on with the same port as RDS/TCP
          */
         public RdsStackConfig build() {
+            if (tls != null && tls.port() == tcpPort) {
+                throw new IllegalArgumentException("the TLS port and the RDS/TCP port are both " + tcpPort + "; give"
+                        + " TLS a port of its own (RdsTlsConfig.Builder.port)");
+            }
             return new RdsStackConfig(this);
         }
 

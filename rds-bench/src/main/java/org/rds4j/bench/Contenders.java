@@ -33,6 +33,7 @@ public final class Contenders {
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
                 new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
+                Rds4jContender.tls("rds4j-tcp-tls"),
                 new Rds4jContender("loopback"),
                 // Issue 10's multipath: 8 socket pairs over one TCP connection or eight, with an I/O thread per core
                 // (so that the eight paths are spread over them), and with the transport's default single I/O thread.

@@ -267,6 +267,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         }
     }
 
+    /** The allow-list alone, before a transport's costly work on a new connection (see TransportHost#admits). */
+    boolean admitsEarly(InetAddress peer) {
+        return closing || admission.admits(Addresses.normalize(peer), true, 0);
+    }
+
     // ------------------------------------------------------------------------------------------------ congestion
 
     /**

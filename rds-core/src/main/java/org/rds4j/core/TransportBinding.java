@@ -63,6 +63,11 @@ final class TransportBinding implements TransportHost {
     }
 
     @Override
+    public boolean admits(InetAddress peer) {
+        return stack.admitsEarly(peer);
+    }
+
+    @Override
     public ScheduledExecutorService scheduler() {
         return stack.scheduler();
     }

@@ -934,6 +934,92 @@ class KernelInteropTest {
         System.out.println(report);
     }
 
+    // ------------------------------------------------------------------------------------------------ scenario 12
+
+    @Test
+    @Order(120)
+    @DisplayName("scenario 12: a stack with TLS towards another rds4j host keeps talking plain RDS/TCP to the kernel"
+            + " on 16385, both at once")
+    void aTlsStackKeepsTalkingToTheKernel() throws Exception {
+        int tlsPort = org.rds4j.RdsTlsConfig.DEFAULT_PORT;
+        RdsStack a = stackWith(low, RdsStackConfig.builder().tls(org.rds4j.RdsTlsConfig.builder(tlsContext("node-a"))
+                .port(tlsPort).peers(high.getHostAddress() + "/32").build()));
+        RdsStack b = stackWith(high, RdsStackConfig.builder().tls(org.rds4j.RdsTlsConfig.builder(
+                tlsContext("node-b")).port(tlsPort).build()));
+        Guest.start("s12", "rdsagent echo " + guest.getHostAddress() + ":4750");
+        Guest.expect("s12", "ECHO ready", Duration.ofSeconds(30));
+        try {
+            RdsSocket sa = socket(a, low, 5750);
+            RdsSocket sb = socket(b, high, 5751);
+            InetSocketAddress kernelEcho = at(guest, 4750);
+            InetSocketAddress rds4jPeer = at(high, 5751);
+            for (int k = 0; k < 1000; k++) {
+                sendPattern(sa, kernelEcho, k, 100);
+                sendPattern(sa, rds4jPeer, k, 100);
+                int want = k;
+                RdsDatagram atB = sb.receive(Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("message "
+                        + want + " never reached the rds4j host over TLS\n" + diagnostics(a)));
+                assertEquals(k, PayloadPattern.claimedSequence(atB.payload()));
+                sendPattern(sb, at(low, 5750), k, 100);
+                boolean fromKernel = false;
+                boolean fromPeer = false;
+                for (int i = 0; i < 2; i++) {
+                    RdsDatagram d = sa.receive(Duration.ofSeconds(30)).orElseThrow(() -> new AssertionError("round "
+                            + want + ": an answer is missing\n" + diagnostics(a)));
+                    assertEquals(k, PayloadPattern.claimedSequence(d.payload()), "round " + k + " from " + d.source());
+                    fromKernel |= d.source().equals(kernelEcho);
+                    fromPeer |= d.source().equals(rds4jPeer);
+                }
+                assertTrue(fromKernel && fromPeer, "round " + k + ": one answer from each");
+            }
+        } finally {
+            Guest.kill("s12");
+        }
+        Connection toKernel = connectionTo(a);
+        Connection toPeer = ((CoreStack) a).connections().stream().filter(c -> c.peer().equals(high)).findFirst()
+                .orElseThrow();
+        assertEquals(RdsStackConfig.RDS_TCP_PORT, toKernel.path(0).transportConnection().remoteAddress().getPort(),
+                "the kernel on 16385, plain: " + toKernel.path(0).transportConnection());
+        assertEquals(tlsPort, toPeer.path(0).transportConnection().remoteAddress().getPort(),
+                "the rds4j host on the TLS port: " + toPeer.path(0).transportConnection());
+        assertTrue(toPeer.path(0).transportConnection().toString().contains("TLS"),
+                toPeer.path(0).transportConnection().toString());
+        System.out.println("KERNEL-INTEROP scenario 12: 1,000 round trips each with the kernel (plain, port "
+                + RdsStackConfig.RDS_TCP_PORT + ") and an rds4j host (TLS, port " + tlsPort + ") from one stack");
+    }
+
+    /** A stack on {@code address} with the suite's settings over what {@code b} already has. */
+    private RdsStack stackWith(InetAddress address, RdsStackConfig.Builder b) {
+        RdsStack s = RdsStack.create(b.name("rds4j-" + address.getHostAddress()).address(address)
+                .defaultTransport("tcp").build());
+        stacks.add(s);
+        return s;
+    }
+
+    /**
+     * A TLS context with the test key material of rds-transport-tcp's TlsTest ({@code
+     * rds-transport-tcp/src/test/resources/tls}): {@code node}'s key, the test CA trusted.
+     */
+    private static javax.net.ssl.SSLContext tlsContext(String node) throws Exception {
+        java.nio.file.Path dir = java.nio.file.Path.of("..", "rds-transport-tcp", "src", "test", "resources", "tls");
+        char[] password = "changeit".toCharArray();
+        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(dir.resolve(node + ".p12"));
+             var tin = java.nio.file.Files.newInputStream(dir.resolve("trust.p12"))) {
+            keys.load(in, password);
+            trust.load(tin, password);
+        }
+        var kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, password);
+        var tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
+        ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+        return ctx;
+    }
+
     // ------------------------------------------------------------------------------------------------ scenario 9
 
     @Test

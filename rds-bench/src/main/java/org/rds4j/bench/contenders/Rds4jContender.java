@@ -13,6 +13,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.RdsTlsConfig;
 import org.rds4j.bench.Contender;
 import org.rds4j.bench.Endpoint;
 import org.rds4j.bench.Link;
@@ -43,6 +44,8 @@ public final class Rds4jContender implements Contender {
     /** The paths each stack offers, as {@code tuning} sets them (checked at the end of a multi-pair cell). */
     private final int paths;
     private final String detail;
+    /** Whether the stacks talk over TLS ({@link #tls}): both get the benchmark's key and a second free port. */
+    private boolean tls;
 
     /** rds4j with the default stack settings over {@code transport}, named {@code rds4j-TRANSPORT}. */
     public Rds4jContender(String transport) {
@@ -84,6 +87,18 @@ public final class Rds4jContender implements Contender {
                 + paths + "), tcp.ioThreads " + ioThreads + why);
     }
 
+    /**
+     * The default stacks over TCP inside TLS (issue 12): mutual authentication with one self-signed key (see
+     * BenchTls), TLS 1.3 with the JDK's provider, on a port of its own.
+     */
+    public static Rds4jContender tls(String name) {
+        Rds4jContender c = new Rds4jContender("tcp", name, UnaryOperator.identity(), 1,
+                RdsStackConfig.builder().build().paths(), ", inside TLS 1.3 (the JDK's SSLEngine through Netty's"
+                + " SslHandler; mutual authentication, EC P-256 key)");
+        c.tls = true;
+        return c;
+    }
+
     @Override
     public String name() {
         return name;
@@ -105,10 +120,18 @@ public final class Rds4jContender implements Contender {
         // The free port is found by asking the kernel, then released: another process may take it in between.
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             int tcpPort = transport.equals("tcp") ? freeTcpPort(hostA, hostB) : RdsStackConfig.RDS_TCP_PORT;
+            RdsTlsConfig tlsConfig = null;
+            if (tls) {
+                int tlsPort;
+                do {
+                    tlsPort = freeTcpPort(hostA, hostB);
+                } while (tlsPort == tcpPort);
+                tlsConfig = RdsTlsConfig.builder(BenchTls.context()).port(tlsPort).build();
+            }
             List<AutoCloseable> opened = new ArrayList<>();
             try {
-                RdsStack a = stack("bench-a", hostA, tcpPort, buffer, opened);
-                RdsStack b = stack("bench-b", hostB, tcpPort, buffer, opened);
+                RdsStack a = stack("bench-a", hostA, tcpPort, tlsConfig, opened);
+                RdsStack b = stack("bench-b", hostB, tcpPort, tlsConfig, opened);
                 RdsSocket[] sa = new RdsSocket[pairs];
                 RdsSocket[] sb = new RdsSocket[pairs];
                 for (int p = 0; p < pairs; p++) {
@@ -133,11 +156,13 @@ public final class Rds4jContender implements Contender {
         throw last;
     }
 
-    private RdsStack stack(String stackName, InetAddress address, int tcpPort, int buffer, List<AutoCloseable> opened) {
+    private RdsStack stack(String stackName, InetAddress address, int tcpPort, RdsTlsConfig tlsConfig,
+                           List<AutoCloseable> opened) {
         RdsStack s = RdsStack.create(tuning.apply(RdsStackConfig.builder()
                 .name(stackName)
                 .address(address)
                 .tcpPort(tcpPort)
+                .tls(tlsConfig)
                 .defaultTransport(transport))
                 .build());
         opened.add(s);

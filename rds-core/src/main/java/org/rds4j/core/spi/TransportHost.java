@@ -26,6 +26,16 @@ public interface TransportHost {
     ConnectionHandler accept(TransportConnection connection);
 
     /**
+     * Whether the stack's allow-list admits connections from {@code peer}, asked before work that costs something
+     * for every connection (a TLS handshake), so that a peer the stack would refuse anyway costs no more. A refusal
+     * is counted and logged as {@link #accept} counts and logs it; {@link #accept} still decides afterwards.
+     *
+     * @param peer the address the connection came from
+     * @return false if the stack refuses the peer
+     */
+    boolean admits(java.net.InetAddress peer);
+
+    /**
      * A scheduler for a transport's timers; owned by the stack, so do not shut it down.
      *
      * @return the stack's scheduler

@@ -6,7 +6,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -25,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * one at a time and never nested in another: Netty delivers reads, writability and close events there, and the
  * core's {@link #requestTransmit()} only queues a task there. So the core needs no lock for a path's state, and the
  * order the core sees is the order things happened on the socket.
+ *
+ * <p><b>TLS.</b> On a connection with TLS (an {@link io.netty.handler.ssl.SslHandler} ahead of this handler) all of the
+ * life cycle below waits for the handshake: "active" means the handshake succeeded, and the core sees no connection
+ * that did not authenticate. An outgoing one whose handshake fails is reported as a failed connect; an incoming one
+ * is closed, logged by {@link TlsRefusals}.
  *
  * <p><b>Life cycle.</b> Outgoing: {@code onConnected} from {@code channelActive}, before the first read. Incoming:
  * the channel starts with auto-read off, {@code channelActive} asks {@link org.rds4j.core.spi.TransportHost#accept};
@@ -45,6 +52,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private final TcpTransportInstance instance;
     private final Channel channel;
     private final boolean outgoing;
+    /** Whether an SslHandler precedes this handler: then the handshake's success stands for channelActive. */
+    private final boolean tls;
     private final BatchingFrameSink sink;
     private final AtomicBoolean transmitPending = new AtomicBoolean();
     private final Runnable transmitTask = this::runTransmit;
@@ -57,16 +66,21 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private ConnectionHandler handler;
     private boolean live;           // the handler owns this connection: onConnected called / accept returned it
     private boolean closedNotified;
+    private boolean connectFailedNotified;
     private Throwable cause;
     private InetSocketAddress local;
     private InetSocketAddress remote;
 
-    /** @param handler the handler of an outgoing connection, {@code null} for an accepted one */
-    TcpConnection(TcpTransportInstance instance, Channel channel, ConnectionHandler handler) {
+    /**
+     * @param handler the handler of an outgoing connection, {@code null} for an accepted one
+     * @param tls whether the pipeline has an SslHandler ahead of this handler
+     */
+    TcpConnection(TcpTransportInstance instance, Channel channel, ConnectionHandler handler, boolean tls) {
         this.instance = instance;
         this.channel = channel;
         this.handler = handler;
         this.outgoing = handler != null;
+        this.tls = tls;
         this.sink = new BatchingFrameSink(channel, this);
     }
 
@@ -199,6 +213,39 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         local = (InetSocketAddress) channel.localAddress();
         remote = (InetSocketAddress) channel.remoteAddress();
+        if (!tls) {
+            established();
+        } else if (!outgoing) {
+            if (!instance.host().admits(remote.getAddress())) {
+                localClose = true;                  // not on the allow-list: no handshake for it
+                reset();
+            } else {
+                // Accepted channels start with auto-read off; the handshake needs the peer's hello read. SslHandler
+                // asks for further reads itself until the handshake is done; the core's decision turns reading on.
+                channel.read();
+            }
+        }
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (tls && evt instanceof SslHandshakeCompletionEvent done) {
+            if (done.isSuccess()) {
+                log.debug("{}: TLS handshake done", this);
+                established();
+            } else {
+                if (!outgoing && !localClose) {     // not a handshake we cut short ourselves
+                    instance.tlsRefusals().handshakeFailed(remoteAddress(), done.cause());
+                }
+                fail(done.cause());
+            }
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    /** The connection is there for the core: TCP connected, and with TLS, authenticated both ways. */
+    private void established() {
         if (outgoing) {
             live = true;
             log.debug("{}: connected", this);
@@ -208,25 +255,24 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 log.warn("{}: onConnected failed; closing the connection", this, t);
                 fail(t);
             }
-        } else {
-            ConnectionHandler h;
-            try {
-                h = instance.host().accept(this);
-            } catch (Throwable t) {
-                log.warn("{}: accept failed; resetting the connection", this, t);
-                h = null;
-            }
-            if (h == null) {
-                log.debug("{}: refused; resetting", this);
-                reset();
-            } else {
-                handler = h;
-                live = true;
-                log.debug("{}: accepted", this);
-                channel.config().setAutoRead(readable); // also starts the first read
-            }
+            return;
         }
-        ctx.fireChannelActive();
+        ConnectionHandler h;
+        try {
+            h = instance.refusesPlain(this) ? null : instance.host().accept(this);
+        } catch (Throwable t) {
+            log.warn("{}: accept failed; resetting the connection", this, t);
+            h = null;
+        }
+        if (h == null) {
+            log.debug("{}: refused; resetting", this);
+            reset();
+        } else {
+            handler = h;
+            live = true;
+            log.debug("{}: accepted", this);
+            channel.config().setAutoRead(readable); // also starts the first read
+        }
     }
 
     @Override
@@ -273,6 +319,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             closedNotified = true;
             log.debug("{}: closed{}", this, cause == null ? "" : " (" + cause + ")");
             handler.onClosed(cause);
+        } else if (outgoing && !live && local != null && !connectFailedNotified) {
+            // TCP connected but the TLS handshake never completed: to the core, the connect failed.
+            connectFailedNotified = true;
+            handler.onConnectFailed(cause != null ? cause
+                    : new IOException("the TLS handshake with " + TcpTransportInstance.describe(remoteAddress())
+                            + " did not complete"));
         }
         ctx.fireChannelInactive();
     }
@@ -280,6 +332,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     @Override
     public String toString() {
         return "TcpConnection[" + TcpTransportInstance.describe(localAddress())
-                + (outgoing ? " -> " : " <- ") + TcpTransportInstance.describe(remoteAddress()) + "]";
+                + (outgoing ? " -> " : " <- ") + TcpTransportInstance.describe(remoteAddress()) + (tls ? ", TLS" : "")
+                + "]";
     }
 }

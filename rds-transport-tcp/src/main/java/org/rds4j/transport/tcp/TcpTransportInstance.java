@@ -23,6 +23,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.IOException;
 import java.net.BindException;
@@ -41,8 +42,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLEngine;
 import jdk.net.ExtendedSocketOptions;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.RdsTlsConfig;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
@@ -61,6 +64,10 @@ import org.slf4j.LoggerFactory;
  * whole messages and wants them on the wire at once; batching happens in the transport, not in Nagle's algorithm)
  * and {@code SO_KEEPALIVE} with 5 s idle, 5 s interval, 5 probes, so that a silently vanished peer is noticed in
  * about 30 s and the core reconnects.
+ *
+ * <p>With {@link RdsStackConfig#tls()} set, each local address also gets a TLS listener on the TLS port, and
+ * connections to peers that must use TLS go there with an {@link SslHandler} ahead of the connection's handler;
+ * a plain connection from such a peer is refused. The bytes inside TLS are the same RDS/TCP stream.
  */
 public final class TcpTransportInstance implements TransportInstance {
     private static final Logger log = LoggerFactory.getLogger(TcpTransportInstance.class);
@@ -80,6 +87,8 @@ public final class TcpTransportInstance implements TransportInstance {
     static final int KEEPALIVE_COUNT = 5;
     /** How long close() waits for connections to close and event loops to stop. */
     private static final long CLOSE_TIMEOUT_MS = 5_000;
+    /** The name of a TLS connection's SslHandler in its pipeline. */
+    static final String TLS_HANDLER_NAME = "rds4j-tls";
 
     private final TransportHost host;
     private final String stackName;
@@ -92,6 +101,10 @@ public final class TcpTransportInstance implements TransportInstance {
     private final WriteBufferWaterMark waterMark;
     private final PathSourcePorts sourcePorts = PathSourcePorts.system();
     private final Map<InetAddress, Channel> listeners = new ConcurrentHashMap<>();
+    /** TLS listeners by local address, when TLS is on (under the {@code listeners} monitor, as those). */
+    private final Map<InetAddress, Channel> tlsListeners = new ConcurrentHashMap<>();
+    private final RdsTlsConfig tls;
+    private final TlsRefusals tlsRefusals;
     private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -100,6 +113,8 @@ public final class TcpTransportInstance implements TransportInstance {
         RdsStackConfig config = host.config();
         this.stackName = config.name();
         this.port = config.tcpPort();
+        this.tls = config.tls();
+        this.tlsRefusals = new TlsRefusals(stackName);
         this.peerPort = intProperty(config, "tcp.peerPort", port, 1);
         int ioThreads = intProperty(config, "tcp.ioThreads", 1, 1);
         this.connectTimeoutMs = intProperty(config, "tcp.connectTimeoutMs", 10_000, 1);
@@ -188,48 +203,100 @@ public final class TcpTransportInstance implements TransportInstance {
         if (closed) {
             throw new IOException("the TCP transport of stack " + stackName + " is closed");
         }
-        InetSocketAddress at = new InetSocketAddress(local, port);
         synchronized (listeners) {
             if (listeners.containsKey(local)) {
                 return;
             }
-            ServerBootstrap b = new ServerBootstrap()
-                    .group(group)
-                    .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                    .option(ChannelOption.SO_BACKLOG, BACKLOG)
-                    .option(ChannelOption.SO_REUSEADDR, true)
-                    .childOption(ChannelOption.AUTO_READ, false)         // nothing is read before accept decides
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            tune(ch);
-                            track(ch);
-                            ch.pipeline().addLast(TcpConnection.HANDLER_NAME, new TcpConnection(
-                                    TcpTransportInstance.this, ch, null));
-                        }
-                    });
-            ChannelFuture f = b.bind(at).awaitUninterruptibly();
-            if (!f.isSuccess()) {
-                Throwable cause = f.cause();
-                BindException e = new BindException("cannot listen for RDS/TCP on " + local.getHostAddress()
-                        + " port " + port + ": " + (cause == null ? "unknown error" : cause.getMessage()));
-                e.initCause(cause);
-                throw e;
+            Channel plain = bind(local, port, false);
+            if (tls != null) {
+                try {
+                    tlsListeners.put(local, bind(local, tls.port(), true));
+                } catch (IOException e) {
+                    plain.close();
+                    throw e;
+                }
             }
-            listeners.put(local, f.channel());
-            log.debug("stack {}: listening on {}", stackName, f.channel().localAddress());
+            listeners.put(local, plain);
         }
+    }
+
+    /** Binds one listener; accepted connections start with reading off, until the core takes them. */
+    private Channel bind(InetAddress local, int listenPort, boolean withTls) throws IOException {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, BACKLOG)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.AUTO_READ, false)         // nothing is read before accept decides
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        tune(ch);
+                        track(ch);
+                        if (withTls) {
+                            ch.pipeline().addLast(TLS_HANDLER_NAME, new SslHandler(serverEngine()));
+                        }
+                        ch.pipeline().addLast(TcpConnection.HANDLER_NAME, new TcpConnection(
+                                TcpTransportInstance.this, ch, null, withTls));
+                    }
+                });
+        ChannelFuture f = b.bind(new InetSocketAddress(local, listenPort)).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            Throwable cause = f.cause();
+            BindException e = new BindException("cannot listen for RDS/" + (withTls ? "TLS" : "TCP") + " on "
+                    + local.getHostAddress() + " port " + listenPort + ": " + (cause == null ? "unknown error"
+                    : cause.getMessage()));
+            e.initCause(cause);
+            throw e;
+        }
+        log.debug("stack {}: listening{} on {}", stackName, withTls ? " for TLS" : "", f.channel().localAddress());
+        return f.channel();
+    }
+
+    /** The server end of a TLS connection: it requires the peer's certificate too (mutual authentication). */
+    private SSLEngine serverEngine() {
+        SSLEngine e = tls.context().createSSLEngine();
+        e.setUseClientMode(false);
+        e.setNeedClientAuth(true);
+        return e;
+    }
+
+    private SSLEngine clientEngine(InetSocketAddress peer) {
+        SSLEngine e = tls.context().createSSLEngine(peer.getAddress().getHostAddress(), peer.getPort());
+        e.setUseClientMode(true);
+        return e;
+    }
+
+    /**
+     * Whether a connection accepted on the plain RDS/TCP port must be refused: its peer must use TLS. Logs the
+     * refusal (at most once a minute). On the connection's I/O thread.
+     */
+    boolean refusesPlain(TcpConnection c) {
+        if (tls == null || c.localAddress().getPort() == tls.port()
+                || !tls.requiredFor(c.remoteAddress().getAddress())) {
+            return false;
+        }
+        tlsRefusals.plainRefused(c.remoteAddress(), tls.port());
+        return true;
+    }
+
+    TlsRefusals tlsRefusals() {
+        return tlsRefusals;
     }
 
     @Override
     public void unlisten(InetAddress local) {
         Channel ch;
+        Channel tlsCh;
         synchronized (listeners) {
             ch = listeners.remove(local);
+            tlsCh = tlsListeners.remove(local);
         }
-        if (ch != null) {
-            log.debug("stack {}: no longer listening on {}", stackName, ch.localAddress());
-            ch.close();
+        for (Channel c : new Channel[] {ch, tlsCh}) {
+            if (c != null) {
+                log.debug("stack {}: no longer listening on {}", stackName, c.localAddress());
+                c.close();
+            }
         }
     }
 
@@ -265,6 +332,8 @@ public final class TcpTransportInstance implements TransportInstance {
      */
     private void open(InetAddress local, int localPort, InetAddress peer, ConnectionHandler handler,
                       Predicate<Throwable> retry) {
+        boolean withTls = tls != null && tls.requiredFor(peer);
+        InetSocketAddress to = new InetSocketAddress(peer, withTls ? tls.port() : peerPort);
         Bootstrap b = new Bootstrap()
                 .group(group)
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
@@ -277,13 +346,16 @@ public final class TcpTransportInstance implements TransportInstance {
                     protected void initChannel(SocketChannel ch) {
                         tune(ch);
                         track(ch);
+                        if (withTls) {
+                            ch.pipeline().addLast(TLS_HANDLER_NAME, new SslHandler(clientEngine(to)));
+                        }
                         ch.pipeline().addLast(TcpConnection.HANDLER_NAME,
-                                new TcpConnection(TcpTransportInstance.this, ch, handler));
+                                new TcpConnection(TcpTransportInstance.this, ch, handler, withTls));
                     }
                 });
         ChannelFuture f;
         try {
-            f = b.connect(new InetSocketAddress(peer, peerPort), new InetSocketAddress(local, localPort));
+            f = b.connect(to, new InetSocketAddress(local, localPort));
         } catch (RuntimeException e) {    // the group was shut down under us
             handler.onConnectFailed(e);
             return;
@@ -348,7 +420,11 @@ public final class TcpTransportInstance implements TransportInstance {
             for (Channel ch : listeners.values()) {
                 closing.add(ch.close());
             }
+            for (Channel ch : tlsListeners.values()) {
+                closing.add(ch.close());
+            }
             listeners.clear();
+            tlsListeners.clear();
         }
         for (Channel ch : connections) {
             closing.add(ch.close());
@@ -382,7 +458,8 @@ public final class TcpTransportInstance implements TransportInstance {
 
     @Override
     public String toString() {
-        return "TcpTransportInstance[stack=" + stackName + ", port=" + port + ", " + (epoll ? "epoll" : "nio")
+        return "TcpTransportInstance[stack=" + stackName + ", port=" + port + (tls == null ? "" : ", TLS port="
+                + tls.port()) + ", " + (epoll ? "epoll" : "nio")
                 + ", listening=" + listeners.keySet() + "]";
     }
 

@@ -47,6 +47,12 @@ final class TestHost implements TransportHost, AutoCloseable {
         return acceptor.apply(connection);
     }
 
+    /** No allow-list here: every peer is admitted. */
+    @Override
+    public boolean admits(java.net.InetAddress peer) {
+        return true;
+    }
+
     @Override
     public ScheduledExecutorService scheduler() {
         return scheduler;

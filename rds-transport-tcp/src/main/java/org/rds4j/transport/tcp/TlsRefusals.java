@@ -1,0 +1,63 @@
+package org.rds4j.transport.tcp;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Says why a peer was refused for TLS reasons, at WARN, at most once per interval: a host without a trusted
+ * certificate retries its connection with backoff forever, and a flood of handshakes must not flood the log. Lines
+ * held back are counted and the count goes with the next line. Any thread.
+ */
+final class TlsRefusals {
+    private static final Logger log = LoggerFactory.getLogger(TlsRefusals.class);
+    static final long INTERVAL_NANOS = 60_000_000_000L;
+
+    private final String stackName;
+    private final AtomicLong nextLogNanos = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong suppressed = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+
+    TlsRefusals(String stackName) {
+        this.stackName = stackName;
+    }
+
+    /** A peer's TLS handshake on our TLS port failed: most often, its certificate is not trusted here. */
+    void handshakeFailed(InetSocketAddress peer, Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && !(root instanceof SSLException)) {
+            root = root.getCause();
+        }
+        report("refused a TLS connection from {}: the handshake failed ({}). A peer must present a certificate this"
+                + " stack's trust store trusts (the SSLContext given to RdsTlsConfig), and trust ours", peer, root);
+    }
+
+    /** A peer that must use TLS opened a plain RDS/TCP connection. */
+    void plainRefused(InetSocketAddress peer, int tlsPort) {
+        report("refused a plain RDS/TCP connection from {}: this stack requires TLS from it (RdsTlsConfig.peers)"
+                + " on port {}; configure TLS on that host, or leave its address out of the TLS peers if it is a"
+                + " kernel host", peer, tlsPort);
+    }
+
+    /** Connections refused so far for TLS reasons. */
+    long refused() {
+        return refused.get();
+    }
+
+    private void report(String format, Object a, Object b) {
+        refused.incrementAndGet();
+        long now = System.nanoTime();
+        long next = nextLogNanos.get();
+        if ((next == Long.MIN_VALUE || now - next >= 0) && nextLogNanos.compareAndSet(next, now + INTERVAL_NANOS)) {
+            long held = suppressed.getAndSet(0);
+            log.warn("stack " + stackName + ": " + format + (held == 0 ? "" : " (" + held
+                    + " more refusals since the last such line)"), TcpTransportInstance.describe(
+                    (InetSocketAddress) a), b instanceof Throwable t ? t.toString() : b);
+        } else {
+            suppressed.incrementAndGet();
+            log.debug("stack {}: refused {} for TLS reasons", stackName, a);
+        }
+    }
+}

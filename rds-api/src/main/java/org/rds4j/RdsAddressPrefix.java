@@ -4,10 +4,12 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A block of IPv4 or IPv6 addresses written as a prefix, {@code 10.1.0.0/16} or {@code fd00::/8}; a bare address is
- * a prefix of its full length. Used for {@link RdsStackConfig#allowedPeers()}. Only literal addresses are taken:
+ * a prefix of its full length. Used for {@link RdsStackConfig#allowedPeers()} and {@link RdsTlsConfig#peers()}. Only
+ * literal addresses are taken:
  * a host name would need a lookup, and a lookup's answer can change.
  */
 public final class RdsAddressPrefix {
@@ -83,6 +85,22 @@ public final class RdsAddressPrefix {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether {@code address} lies in any of {@code prefixes}.
+     *
+     * @param prefixes the blocks to look in
+     * @param address any address
+     * @return true if one of them contains it; false for an empty list
+     */
+    public static boolean anyContains(List<RdsAddressPrefix> prefixes, InetAddress address) {
+        for (RdsAddressPrefix p : prefixes) {
+            if (p.contains(address)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isMapped(byte[] a) {

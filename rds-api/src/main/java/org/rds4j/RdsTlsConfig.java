@@ -89,15 +89,7 @@ public final class RdsTlsConfig {
      * @return true if connections to and from it go over TLS only
      */
     public boolean requiredFor(InetAddress peer) {
-        if (peers.isEmpty()) {
-            return true;
-        }
-        for (RdsAddressPrefix p : peers) {
-            if (p.contains(peer)) {
-                return true;
-            }
-        }
-        return false;
+        return peers.isEmpty() || RdsAddressPrefix.anyContains(peers, peer);
     }
 
     @Override

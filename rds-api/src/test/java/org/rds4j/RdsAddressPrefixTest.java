@@ -51,6 +51,16 @@ class RdsAddressPrefixTest {
     }
 
     @Test
+    void anyContainsLooksInEveryPrefix() throws UnknownHostException {
+        java.util.List<RdsAddressPrefix> two = java.util.List.of(RdsAddressPrefix.parse("10.1.0.0/16"),
+                RdsAddressPrefix.parse("fd00::/8"));
+        assertTrue(RdsAddressPrefix.anyContains(two, InetAddress.getByName("fd00::5")));
+        assertTrue(RdsAddressPrefix.anyContains(two, InetAddress.getByName("10.1.7.7")));
+        assertFalse(RdsAddressPrefix.anyContains(two, InetAddress.getByName("10.2.0.1")));
+        assertFalse(RdsAddressPrefix.anyContains(java.util.List.of(), InetAddress.getByName("10.1.7.7")));
+    }
+
+    @Test
     void printsTheNetworkWithItsLength() {
         assertEquals("10.1.0.0/16", RdsAddressPrefix.parse("10.1.2.3/16").toString());
         assertEquals("fd00::/8", RdsAddressPrefix.parse("fd12::1/8").toString());

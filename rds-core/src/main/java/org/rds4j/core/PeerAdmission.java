@@ -50,15 +50,7 @@ final class PeerAdmission {
 
     /** Whether {@code peer} is among the allowed peers (all are, without an allow-list). */
     boolean allows(InetAddress peer) {
-        if (allowed.isEmpty()) {
-            return true;
-        }
-        for (RdsAddressPrefix p : allowed) {
-            if (p.contains(peer)) {
-                return true;
-            }
-        }
-        return false;
+        return allowed.isEmpty() || RdsAddressPrefix.anyContains(allowed, peer);
     }
 
     /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes the test key material of the TLS tests (run once; the files are committed): a CA of the test "cluster",
-# two nodes it signed (node-a, node-b), and a rogue node whose self-signed certificate nobody trusts. EC P-256
-# keys, valid for 100 years. Store password: changeit. Needs the JDK's keytool.
+# Makes the test key material of the TLS tests, read by org.rds4j.core.testkit.TestTls (run once; the files are
+# committed): a CA of the test "cluster", two nodes it signed (node-a, node-b), and a rogue node whose self-signed
+# certificate nobody trusts. EC P-256 keys, valid for 100 years. Store password: changeit. Needs the JDK's keytool.
 set -euo pipefail
 cd "$(dirname "$0")"
 rm -f ./*.p12 ./*.pem ./*.csr

@@ -32,8 +32,10 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.RdsTlsConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.conn.Connection;
+import org.rds4j.core.testkit.TestTls;
 import org.rds4j.tools.PayloadPattern;
 
 /**
@@ -941,11 +943,11 @@ class KernelInteropTest {
     @DisplayName("scenario 12: a stack with TLS towards another rds4j host keeps talking plain RDS/TCP to the kernel"
             + " on 16385, both at once")
     void aTlsStackKeepsTalkingToTheKernel() throws Exception {
-        int tlsPort = org.rds4j.RdsTlsConfig.DEFAULT_PORT;
-        RdsStack a = stackWith(low, RdsStackConfig.builder().tls(org.rds4j.RdsTlsConfig.builder(tlsContext("node-a"))
+        int tlsPort = RdsTlsConfig.DEFAULT_PORT;
+        RdsStack a = stackWith(low, RdsStackConfig.builder().tls(RdsTlsConfig.builder(TestTls.context("node-a"))
                 .port(tlsPort).peers(high.getHostAddress() + "/32").build()));
-        RdsStack b = stackWith(high, RdsStackConfig.builder().tls(org.rds4j.RdsTlsConfig.builder(
-                tlsContext("node-b")).port(tlsPort).build()));
+        RdsStack b = stackWith(high, RdsStackConfig.builder().tls(RdsTlsConfig.builder(TestTls.context("node-b"))
+                .port(tlsPort).build()));
         Guest.start("s12", "rdsagent echo " + guest.getHostAddress() + ":4750");
         Guest.expect("s12", "ECHO ready", Duration.ofSeconds(30));
         try {
@@ -994,30 +996,6 @@ class KernelInteropTest {
                 .defaultTransport("tcp").build());
         stacks.add(s);
         return s;
-    }
-
-    /**
-     * A TLS context with the test key material of rds-transport-tcp's TlsTest ({@code
-     * rds-transport-tcp/src/test/resources/tls}): {@code node}'s key, the test CA trusted.
-     */
-    private static javax.net.ssl.SSLContext tlsContext(String node) throws Exception {
-        java.nio.file.Path dir = java.nio.file.Path.of("..", "rds-transport-tcp", "src", "test", "resources", "tls");
-        char[] password = "changeit".toCharArray();
-        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
-        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
-        try (var in = java.nio.file.Files.newInputStream(dir.resolve(node + ".p12"));
-             var tin = java.nio.file.Files.newInputStream(dir.resolve("trust.p12"))) {
-            keys.load(in, password);
-            trust.load(tin, password);
-        }
-        var kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, password);
-        var tmf = javax.net.ssl.TrustManagerFactory.getInstance(
-                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLSv1.3");
-        ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
     }
 
     // ------------------------------------------------------------------------------------------------ scenario 9

@@ -5,21 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.RdsDatagram;
@@ -31,10 +26,11 @@ import org.rds4j.RdsTlsConfig;
 import org.rds4j.core.CoreStack;
 import org.rds4j.core.conn.Connection;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.testkit.TestTls;
 
 /**
  * TLS between rds4j hosts (issue 12, part 3), over real TCP on loopback, with the key material of
- * {@code src/test/resources/tls} (a test CA, two nodes it signed, a rogue node it did not): two hosts exchange
+ * {@link TestTls} (a test CA, two nodes it signed, a rogue node it did not): two hosts exchange
  * 100,000 messages with mutual authentication; a host without a trusted certificate, and a plain connection from a
  * host that must use TLS, are refused with a clear log line; a plain peer outside the TLS prefixes (as a kernel host
  * would be) keeps working with the same stack on the RDS/TCP port.
@@ -167,7 +163,7 @@ class TlsTest {
     void aPlainPeerOutsideTheTlsPrefixesKeepsWorkingOnTheSameStack() throws Exception {
         int tcpPort = TcpHosts.freePort();
         int tlsPort = TcpHosts.freePort();
-        RdsStack a = stack("tls-mixed", A, tcpPort, RdsTlsConfig.builder(context("node-a")).port(tlsPort)
+        RdsStack a = stack("tls-mixed", A, tcpPort, RdsTlsConfig.builder(TestTls.context("node-a")).port(tlsPort)
                 .peers(B.getHostAddress() + "/32").build());
         RdsStack b = stack("tls-mixed-b", B, tcpPort, tls("node-b", tlsPort));
         RdsStack plain = stack("plain-c", PLAIN, tcpPort, null);
@@ -217,33 +213,7 @@ class TlsTest {
     }
 
     private static RdsTlsConfig tls(String node, int port) throws Exception {
-        return RdsTlsConfig.builder(context(node)).port(port).build();
-    }
-
-    /** A TLS context with {@code node}'s key and the test CA as the only trust anchor. */
-    static SSLContext context(String node) throws Exception {
-        char[] password = "changeit".toCharArray();
-        KeyStore keys = load(node + ".p12", password);
-        KeyStore trust = load("trust.p12", password);
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, password);
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext ctx = SSLContext.getInstance("TLSv1.3");
-        ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
-    }
-
-    private static KeyStore load(String resource, char[] password) throws Exception {
-        try (InputStream in = TlsTest.class.getResourceAsStream("/tls/" + resource)) {
-            if (in == null) {
-                throw new AssertionError("missing test key material /tls/" + resource
-                        + " (src/test/resources/tls/generate.sh makes it)");
-            }
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            ks.load(in, password);
-            return ks;
-        }
+        return RdsTlsConfig.builder(TestTls.context(node)).port(port).build();
     }
 
     private static Connection connection(RdsStack s, InetAddress peer) {

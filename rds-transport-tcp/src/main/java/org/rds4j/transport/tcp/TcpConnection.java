@@ -259,7 +259,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
         ConnectionHandler h;
         try {
-            h = instance.refusesPlain(this) ? null : instance.host().accept(this);
+            h = !tls && instance.refusesPlain(this) ? null : instance.host().accept(this);
         } catch (Throwable t) {
             log.warn("{}: accept failed; resetting the connection", this, t);
             h = null;

@@ -272,8 +272,7 @@ public final class TcpTransportInstance implements TransportInstance {
      * refusal (at most once a minute). On the connection's I/O thread.
      */
     boolean refusesPlain(TcpConnection c) {
-        if (tls == null || c.localAddress().getPort() == tls.port()
-                || !tls.requiredFor(c.remoteAddress().getAddress())) {
+        if (tls == null || !tls.requiredFor(c.remoteAddress().getAddress())) {
             return false;
         }
         tlsRefusals.plainRefused(c.remoteAddress(), tls.port());

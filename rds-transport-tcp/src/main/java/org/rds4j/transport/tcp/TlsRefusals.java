@@ -18,7 +18,6 @@ final class TlsRefusals {
     private final String stackName;
     private final AtomicLong nextLogNanos = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong suppressed = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
 
     TlsRefusals(String stackName) {
         this.stackName = stackName;
@@ -30,34 +29,28 @@ final class TlsRefusals {
         while (root.getCause() != null && !(root instanceof SSLException)) {
             root = root.getCause();
         }
-        report("refused a TLS connection from {}: the handshake failed ({}). A peer must present a certificate this"
-                + " stack's trust store trusts (the SSLContext given to RdsTlsConfig), and trust ours", peer, root);
+        report("refused a TLS connection from " + TcpTransportInstance.describe(peer) + ": the handshake failed ("
+                + root + "). A peer must present a certificate this stack's trust store trusts (the SSLContext"
+                + " given to RdsTlsConfig), and trust ours", peer);
     }
 
     /** A peer that must use TLS opened a plain RDS/TCP connection. */
     void plainRefused(InetSocketAddress peer, int tlsPort) {
-        report("refused a plain RDS/TCP connection from {}: this stack requires TLS from it (RdsTlsConfig.peers)"
-                + " on port {}; configure TLS on that host, or leave its address out of the TLS peers if it is a"
-                + " kernel host", peer, tlsPort);
+        report("refused a plain RDS/TCP connection from " + TcpTransportInstance.describe(peer) + ": this stack"
+                + " requires TLS from it (RdsTlsConfig.peers) on port " + tlsPort + "; configure TLS on that host, or"
+                + " leave its address out of the TLS peers if it is a kernel host", peer);
     }
 
-    /** Connections refused so far for TLS reasons. */
-    long refused() {
-        return refused.get();
-    }
-
-    private void report(String format, Object a, Object b) {
-        refused.incrementAndGet();
+    private void report(String line, InetSocketAddress peer) {
         long now = System.nanoTime();
         long next = nextLogNanos.get();
         if ((next == Long.MIN_VALUE || now - next >= 0) && nextLogNanos.compareAndSet(next, now + INTERVAL_NANOS)) {
             long held = suppressed.getAndSet(0);
-            log.warn("stack " + stackName + ": " + format + (held == 0 ? "" : " (" + held
-                    + " more refusals since the last such line)"), TcpTransportInstance.describe(
-                    (InetSocketAddress) a), b instanceof Throwable t ? t.toString() : b);
+            log.warn("stack {}: {}{}", stackName, line, held == 0 ? "" : " (" + held
+                    + " more refusals since the last such line)");
         } else {
             suppressed.incrementAndGet();
-            log.debug("stack {}: refused {} for TLS reasons", stackName, a);
+            log.debug("stack {}: refused {} for TLS reasons", stackName, peer);
         }
     }
 }

@@ -398,14 +398,16 @@ static int mode_echo(int argc, char **argv)
  * second or more. So a sender waits, bounded, until the kernel's own send and retransmit tables hold nothing from its
  * port. Returns the number of messages still held when it gave up (0 = drained).
  */
+/* The kernel's tables of messages it still holds: queued (not yet sent), and sent but unacknowledged. */
+static const int HELD_TABLES[] = {RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES};
+
 static unsigned held_messages(int fd, uint16_t port_be)
 {
-    static const int tables[] = {RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES};
     unsigned held = 0;
     for (int t = 0; t < 2; t++) {
         socklen_t len;
         unsigned each;
-        unsigned char *buf = rds_info(fd, tables[t], &len, &each);
+        unsigned char *buf = rds_info(fd, HELD_TABLES[t], &len, &each);
         /* struct rds_info_message: u64 seq, u32 len, be32 laddr, be32 faddr, be16 lport, be16 fport, u8, u8 */
         for (socklen_t off = 0; each >= 24 && off + each <= len; off += each) {
             uint16_t lport;
@@ -907,10 +909,9 @@ static int mode_conns(void)
     free(buf);
     /* Messages the kernel still holds: queued (not yet sent) and sent but unacknowledged. A few lines at most; a
      * stuck path shows here as messages that stay. */
-    static const int tables[] = {RDS_INFO_SEND_MESSAGES, RDS_INFO_RETRANS_MESSAGES};
     static const char *names[] = {"QUEUED", "UNACKED"};
     for (int t = 0; t < 2; t++) {
-        buf = rds_info(fd, tables[t], &len, &each);
+        buf = rds_info(fd, HELD_TABLES[t], &len, &each);
         unsigned n = 0;
         /* struct rds_info_message: u64 seq, u32 len, be32 laddr, be32 faddr, be16 lport, be16 fport, u8, u8 */
         for (socklen_t off = 0; each >= 24 && off + each <= len; off += each, n++) {

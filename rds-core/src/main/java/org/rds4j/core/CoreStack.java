@@ -253,7 +253,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             log.debug("{}: incoming connection {}", c, tc);
             if (!Addresses.initiates(peer, local)) {
                 log.debug("{}: the larger address connected; connecting back", c);
-                c.path(0).connectIfDown();
+                c.peerPoked();
                 return null;
             }
             ConnectionHandler h = c.accept(tc);

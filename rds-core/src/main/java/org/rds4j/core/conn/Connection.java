@@ -197,6 +197,9 @@ public final class Connection {
         return multipath;
     }
 
+    /** How long a path must have been up before a poke from the peer means disagreement, not a race at its start. */
+    static final long MISPLACED_AFTER_NANOS = 2_000_000_000L;
+
     /**
      * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
      * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
@@ -230,6 +233,33 @@ public final class Connection {
             log.debug("{}: refusing {}: no free path for it among {}", this, tc, n);
         }
         return h;
+    }
+
+    /**
+     * The peer, the larger address, connected to us: it has messages for a path it sees down. Path 0 connects if it
+     * is down. If every path in use has been up for {@link #MISPLACED_AFTER_NANOS}, the peer disagrees: a kernel
+     * before 7.0 (no SPORT_IDX) put our connection on another of its paths because its own was still closing when
+     * ours came (a stack restarted on the address), and it sends on a path that has none (CI, scenario 11 on
+     * 6.12). Each such path with nothing unacknowledged closes in order and connects again, to be placed afresh.
+     * Called on the refused connection's I/O thread.
+     */
+    public void peerPoked() {
+        if (paths[0].state() != PathState.UP) {
+            paths[0].connectIfDown();
+            return;
+        }
+        int lanes = multipath.lanes();
+        if (multipath.peerEncodesPaths()) {
+            return;                                  // a peer that places by port never disagrees so
+        }
+        for (int i = 0; i < lanes; i++) {
+            PathConnection pc = paths[i].settledConnection(MISPLACED_AFTER_NANOS);
+            if (pc != null) {
+                paths[i].drop(pc, "the peer connected to us although this path has been up for a while: it"
+                        + " placed this connection on another of its paths (a kernel before 7.0); connecting again",
+                        true);
+            }
+        }
     }
 
     /**

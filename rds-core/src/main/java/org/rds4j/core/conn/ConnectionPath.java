@@ -475,6 +475,11 @@ public final class ConnectionPath {
 
     /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
     void drop(PathConnection pc, String reason) {
+        drop(pc, reason, false);
+    }
+
+    /** As {@link #drop(PathConnection, String)}; {@code orderly} closes (TCP: FIN) instead of aborting (RST). */
+    void drop(PathConnection pc, String reason, boolean orderly) {
         synchronized (this) {
             if (pc != current) {
                 return;
@@ -482,7 +487,16 @@ public final class ConnectionPath {
             log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
             state = PathState.DISCONNECTING;
         }
-        pc.abort();
+        if (orderly) {
+            pc.close();
+        } else {
+            pc.abort();
+        }
+    }
+
+    /** See {@link PathConnector#settledConnection}. */
+    PathConnection settledConnection(long nanos) {
+        return connector.settledConnection(nanos);
     }
 
     /**

@@ -39,6 +39,8 @@ public final class Connection {
     private final PeerReceiveBudget receiveBudget;
     /** A buffer for a congestion map being received, shared by the paths: one per connection, not one per path. */
     private final AtomicReference<ByteBuffer> mapScratch = new AtomicReference<>();
+    /** Path 0's connection whose poke check is due (see {@link #peerPoked}): one check at a time. */
+    private final AtomicReference<PathConnection> pokeChecked = new AtomicReference<>();
     private volatile long peerGeneration;
     /** Why sends to the peer fail (it answers no acknowledgement ping), or {@code null}. */
     private volatile String ackFailure;
@@ -197,8 +199,10 @@ public final class Connection {
         return multipath;
     }
 
-    /** How long a path must have been up before a poke from the peer means disagreement, not a race at its start. */
-    static final long MISPLACED_AFTER_NANOS = 2_000_000_000L;
+    /** How long after a poke the peer's own messages must have appeared on path 0 for its placement to be right. */
+    static final long POKE_CHECK_NANOS = 1_000_000_000L;
+    /** How many times a poke's check waits for messages still unacknowledged before it gives up. */
+    static final int POKE_CHECKS = 10;
 
     /**
      * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
@@ -237,27 +241,56 @@ public final class Connection {
 
     /**
      * The peer, the larger address, connected to us: it has messages for a path it sees down. Path 0 connects if it
-     * is down. If every path in use has been up for {@link #MISPLACED_AFTER_NANOS}, the peer disagrees: a kernel
-     * before 7.0 (no SPORT_IDX) put our connection on another of its paths because its own was still closing when
-     * ours came (a stack restarted on the address), and it sends on a path that has none (CI, scenario 11 on
-     * 6.12). Each such path with nothing unacknowledged closes in order and connects again, to be placed afresh.
-     * Called on the refused connection's I/O thread.
+     * is down. If path 0 is up, either the poke raced our connection's start (the peer's messages for path 0 then
+     * arrive on our connection once it takes it), or the peer disagrees: a kernel before 7.0 (no SPORT_IDX) put our
+     * connection on another of its paths because its own was still closing when ours came (a stack restarted on the
+     * address), and its messages for path 0 wait for a connection that never comes (CI, scenario 11 on 6.12; its
+     * blocked sender pokes a few times within milliseconds, then never again). A check {@link #POKE_CHECK_NANOS}
+     * later tells them apart; see {@link #checkPoke}. Called on the refused connection's I/O thread.
      */
     public void peerPoked() {
         if (paths[0].state() != PathState.UP) {
             paths[0].connectIfDown();
             return;
         }
-        int lanes = multipath.lanes();
         if (multipath.peerEncodesPaths()) {
             return;                                  // a peer that places by port never disagrees so
         }
+        PathConnection pc = paths[0].upConnection();
+        if (pc == null || pokeChecked.getAndSet(pc) == pc) {
+            return;                                  // down meanwhile, or this connection's check is already due
+        }
+        long seen = pc.peerInitiatedCount();
+        after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, 1));
+    }
+
+    /**
+     * A poke's check, on the timer: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
+     * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
+     * path 0 are not coming, and every path in use with nothing unacknowledged closes in order (FIN, not a reset,
+     * which can wedge a 6.1 or 6.12 path) and connects again, to be placed afresh. Messages unacknowledged on path 0
+     * postpone the check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
+     */
+    void checkPoke(PathConnection pc, long seen, int attempt) {
+        if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen) {
+            pokeChecked.compareAndSet(pc, null);
+            return;                                  // placed afresh anyway, or the peer's messages came: a race
+        }
+        if (paths[0].settledConnection(0) == null) {
+            if (attempt < POKE_CHECKS) {
+                after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
+            } else {
+                pokeChecked.compareAndSet(pc, null);
+            }
+            return;
+        }
+        int lanes = multipath.lanes();
         for (int i = 0; i < lanes; i++) {
-            PathConnection pc = paths[i].settledConnection(MISPLACED_AFTER_NANOS);
-            if (pc != null) {
-                paths[i].drop(pc, "the peer connected to us although this path has been up for a while: it"
-                        + " placed this connection on another of its paths (a kernel before 7.0); connecting again",
-                        true);
+            PathConnection settled = paths[i].settledConnection(0);
+            if (settled != null) {
+                paths[i].drop(settled, "the peer connected to us although this path is up, and sent nothing on it"
+                        + " since: it placed this connection on another of its paths (a kernel before 7.0);"
+                        + " connecting again", true);
             }
         }
     }
@@ -335,6 +368,15 @@ public final class Connection {
                     paths[i].connectIfDown();
                 }
             });
+        }
+    }
+
+    /** Runs {@code task} on the stack's timer thread after {@code nanos}, unless the stack is closing. */
+    private void after(long nanos, Runnable task) {
+        try {
+            env.scheduler().schedule(task, nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: the stack is closing; not running {}", this, task);
         }
     }
 

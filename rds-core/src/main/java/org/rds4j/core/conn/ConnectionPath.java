@@ -499,6 +499,13 @@ public final class ConnectionPath {
         return connector.settledConnection(nanos);
     }
 
+    /** The connection the path is up on, or {@code null} if it is not up; any thread. */
+    PathConnection upConnection() {
+        synchronized (this) {
+            return state == PathState.UP ? current : null;
+        }
+    }
+
     /**
      * Retires the path of a peer that is being forgotten, unless it is up: it takes no connection and makes none from
      * now on (an attempt in flight finds itself stale when it completes), and drops what it queued (the protocol's

@@ -48,6 +48,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private boolean received;
     /** When the path came up on this connection (PathConnector#up, under the path's monitor). */
     long upNanos;
+    /**
+     * Messages the peer sent on this connection of its own accord (data, pings, probes; not pongs to our pings):
+     * written by the I/O thread alone, read by the check that follows a poke (Connection#peerPoked) on the timer.
+     */
+    private volatile long peerInitiated;
 
     PathConnection(ConnectionPath path) {
         this.path = path;
@@ -149,6 +154,16 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
         path.connection().receiveBudget().pauseIfOver(this);
         path.afterReceive(this);
+    }
+
+    /** Counts a message the peer sent of its own accord (PathReceiver#receive, on the I/O thread). */
+    void peerInitiated() {
+        peerInitiated = peerInitiated + 1;       // one writer
+    }
+
+    /** How many messages the peer has sent of its own accord on this connection; any thread. */
+    long peerInitiatedCount() {
+        return peerInitiated;
     }
 
     /** Whether the peer has sent anything on this connection (read on the I/O thread that delivers its close). */

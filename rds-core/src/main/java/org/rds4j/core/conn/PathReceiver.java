@@ -107,6 +107,7 @@ final class PathReceiver {
                 }
             }
         }
+        from.peerInitiated();
         return !pings.handle(h, path);
     }
 

@@ -2,14 +2,17 @@ package org.rds4j.core.conn;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.wire.RdsHeader;
 
 /**
  * The smaller host is poked by the larger while its path is up (Connection#peerPoked): a kernel before 7.0 placed our
- * connection on another of its paths and sends on one that has none (CI, scenario 11 on 6.12). After the path has
- * been up for a while with nothing unacknowledged, the connection closes in order (FIN, no RST) and connects again;
- * a poke racing the connection's start, or one while messages are unacknowledged, changes nothing.
+ * connection on another of its paths and its messages for path 0 wait for a connection that never comes (CI,
+ * scenario 11 on 6.12). If the peer sends nothing of its own on path 0 within a second of the poke, and nothing is
+ * unacknowledged, the connection closes in order (FIN, no RST) and connects again; a poke racing the connection's
+ * start (the peer's messages then arrive on it), or one while messages are unacknowledged, changes nothing.
  */
 class MisplacedPathTest {
     private final FakeEnvironment env = new FakeEnvironment(7);
@@ -25,20 +28,32 @@ class MisplacedPathTest {
         return c;
     }
 
+    /** The peer sends a message of its own (to a port nobody bound here) on {@code c}. */
+    private static void peerSends(FakeTransport.FakeConnection c, long sequence, int sourcePort, int destinationPort) {
+        ByteBuffer b = ByteBuffer.allocate(RdsHeader.SIZE);
+        new RdsHeader().sequence(sequence).sourcePort(sourcePort).destinationPort(destinationPort).encode(b);
+        c.handler.onBytes(b.flip());
+    }
+
     @Test
-    void aPokeSoonAfterThePathCameUpIsARaceAndChangesNothing() {
+    void aPokeRacingTheStartIsFollowedByThePeersMessagesAndChangesNothing() {
         FakeTransport.FakeConnection c = up();
-        env.scheduler.advanceBy(Connection.MISPLACED_AFTER_NANOS / 2);
         connection.peerPoked();
+        peerSends(c, 1, PathHarness.DPORT, PathHarness.SPORT);     // the peer took our connection for path 0
+        env.scheduler.advanceBy(Connection.POKE_CHECK_NANOS * Connection.POKE_CHECKS);
         assertEquals(0, c.closeCalls + c.abortCalls, c.toString());
         assertEquals(PathState.UP, connection.path(0).state());
     }
 
     @Test
-    void aPokeToAPathUpForAWhileClosesItInOrderToBePlacedAgain() {
+    void aPokeWithNothingFromThePeerAfterItClosesThePathInOrderToBePlacedAgain() {
         FakeTransport.FakeConnection c = up();
-        env.scheduler.advanceBy(Connection.MISPLACED_AFTER_NANOS);
+        peerSends(c, 1, PathHarness.DPORT, PathHarness.SPORT);     // before the poke: does not count
         connection.peerPoked();
+        connection.peerPoked();                                      // a blocked sender pokes a few times at once
+        env.scheduler.advanceBy(Connection.POKE_CHECK_NANOS - 1);
+        assertEquals(0, c.closeCalls + c.abortCalls, "not before the check: " + c);
+        env.scheduler.advanceBy(1);
         assertEquals(1, c.closeCalls, "an orderly close: " + c);
         assertEquals(0, c.abortCalls, "no reset, which can wedge 6.1 and 6.12 paths: " + c);
         assertEquals(PathState.DISCONNECTING, connection.path(0).state());
@@ -48,10 +63,10 @@ class MisplacedPathTest {
     void aPathWithMessagesUnacknowledgedIsLeftAlone() {
         FakeTransport.FakeConnection c = up();
         connection.path(0).enqueue(new OutgoingMessage(PathHarness.SPORT, PathHarness.DPORT,
-                java.nio.ByteBuffer.allocate(8), new PathHarness.Owner(), null, false));
+                ByteBuffer.allocate(8), new PathHarness.Owner(), null, false));
         c.handler.transmit(new PathHarness.RecordingSink(c, 64));
-        env.scheduler.advanceBy(Connection.MISPLACED_AFTER_NANOS);
         connection.peerPoked();
+        env.scheduler.advanceBy(Connection.POKE_CHECK_NANOS * 2);  // two checks; the ack timeout is longer
         assertEquals(0, c.closeCalls + c.abortCalls, "a resend on a new connection could be taken twice: " + c);
     }
 }

@@ -39,8 +39,7 @@ public final class Connection {
     private final PeerReceiveBudget receiveBudget;
     /** A buffer for a congestion map being received, shared by the paths: one per connection, not one per path. */
     private final AtomicReference<ByteBuffer> mapScratch = new AtomicReference<>();
-    /** Path 0's connection whose poke check is due (see {@link #peerPoked}): one check at a time. */
-    private final AtomicReference<PathConnection> pokeChecked = new AtomicReference<>();
+    private final PathPlacement placement;
     private volatile long peerGeneration;
     /** Why sends to the peer fail (it answers no acknowledgement ping), or {@code null}. */
     private volatile String ackFailure;
@@ -75,6 +74,7 @@ public final class Connection {
         for (int i = 0; i < paths.length; i++) {
             paths[i] = new ConnectionPath(this, i);
         }
+        this.placement = new PathPlacement(this, paths, multipath, env);
     }
 
     /**
@@ -199,11 +199,6 @@ public final class Connection {
         return multipath;
     }
 
-    /** How long after a poke the peer's own messages must have appeared on path 0 for its placement to be right. */
-    static final long POKE_CHECK_NANOS = 1_000_000_000L;
-    /** How many times a poke's check waits for messages still unacknowledged before it gives up. */
-    static final int POKE_CHECKS = 10;
-
     /**
      * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
      * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
@@ -230,7 +225,7 @@ public final class Connection {
             }
         }
         if (h == null && n > 1 && multipath.peerEncodesPaths()) {
-            onTimer(this::dropMisplaced);          // a connection taken before SPORT_IDX was known may be in the way
+            onTimer(placement::dropMisplaced);          // a connection taken before SPORT_IDX was known may be in the way
         }
         if (h == null) {
             env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
@@ -240,59 +235,11 @@ public final class Connection {
     }
 
     /**
-     * The peer, the larger address, connected to us: it has messages for a path it sees down. Path 0 connects if it
-     * is down. If path 0 is up, either the poke raced our connection's start (the peer's messages for path 0 then
-     * arrive on our connection once it takes it), or the peer disagrees: a kernel before 7.0 (no SPORT_IDX) put our
-     * connection on another of its paths because its own was still closing when ours came (a stack restarted on the
-     * address), and its messages for path 0 wait for a connection that never comes (CI, scenario 11 on 6.12; its
-     * blocked sender pokes a few times within milliseconds, then never again). A check {@link #POKE_CHECK_NANOS}
-     * later tells them apart; see {@link #checkPoke}. Called on the refused connection's I/O thread.
+     * The peer, the larger address, connected to us: it has messages for a path it sees down (see
+     * {@link PathPlacement#peerPoked}). Called on the refused connection's I/O thread.
      */
     public void peerPoked() {
-        if (paths[0].state() != PathState.UP) {
-            paths[0].connectIfDown();
-            return;
-        }
-        if (multipath.peerEncodesPaths()) {
-            return;                                  // a peer that places by port never disagrees so
-        }
-        PathConnection pc = paths[0].upConnection();
-        if (pc == null || pokeChecked.getAndSet(pc) == pc) {
-            return;                                  // down meanwhile, or this connection's check is already due
-        }
-        long seen = pc.peerInitiatedCount();
-        after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, 1));
-    }
-
-    /**
-     * A poke's check, on the timer: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
-     * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
-     * path 0 are not coming, and every path in use with nothing unacknowledged closes in order (FIN, not a reset,
-     * which can wedge a 6.1 or 6.12 path) and connects again, to be placed afresh. Messages unacknowledged on path 0
-     * postpone the check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
-     */
-    void checkPoke(PathConnection pc, long seen, int attempt) {
-        if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen) {
-            pokeChecked.compareAndSet(pc, null);
-            return;                                  // placed afresh anyway, or the peer's messages came: a race
-        }
-        if (paths[0].settledConnection(0) == null) {
-            if (attempt < POKE_CHECKS) {
-                after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
-            } else {
-                pokeChecked.compareAndSet(pc, null);
-            }
-            return;
-        }
-        int lanes = multipath.lanes();
-        for (int i = 0; i < lanes; i++) {
-            PathConnection settled = paths[i].settledConnection(0);
-            if (settled != null) {
-                paths[i].drop(settled, "the peer connected to us although this path is up, and sent nothing on it"
-                        + " since: it placed this connection on another of its paths (a kernel before 7.0);"
-                        + " connecting again", true);
-            }
-        }
+        placement.peerPoked();
     }
 
     /**
@@ -323,7 +270,7 @@ public final class Connection {
         }
         paths[0].kick();
         if (!initiates() && encodesPaths) {
-            onTimer(this::dropMisplaced);
+            onTimer(placement::dropMisplaced);
         }
         connectExtraPaths();
     }
@@ -371,41 +318,12 @@ public final class Connection {
         }
     }
 
-    /** Runs {@code task} on the stack's timer thread after {@code nanos}, unless the stack is closing. */
-    private void after(long nanos, Runnable task) {
-        try {
-            env.scheduler().schedule(task, nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            log.debug("{}: the stack is closing; not running {}", this, task);
-        }
-    }
-
     /** Runs {@code task} on the stack's timer thread, unless the stack is closing. */
     private void onTimer(Runnable task) {
         try {
             env.scheduler().execute(task);
         } catch (RejectedExecutionException e) {
             log.debug("{}: the stack is closing; not running {}", this, task);
-        }
-    }
-
-    /**
-     * On the accepting side, once the peer said SPORT_IDX: drops connections that sit on a path their source port does
-     * not name. They were placed on the first free path before the peer's probe arrived (a 7.x kernel that already
-     * knew the number of paths opens them all at once, and any may come first); the peer reconnects them and each
-     * then lands on its own path. Kernels from 7.0 drop a misplaced path 0 the same way. Runs on the timer thread.
-     */
-    void dropMisplaced() {
-        if (initiates() || !multipath.peerEncodesPaths()) {
-            return;
-        }
-        for (int i = 0; i < paths.length; i++) {
-            TransportConnection tc = paths[i].transportConnection();
-            int port = tc == null ? i : tc.remoteAddress().getPort();
-            if (port % TransportInstance.PATH_PORT_MODULUS != i) {
-                paths[i].dropConnection(tc, "the peer's port " + port + " names path "
-                        + port % TransportInstance.PATH_PORT_MODULUS + ", not " + i);
-            }
         }
     }
 

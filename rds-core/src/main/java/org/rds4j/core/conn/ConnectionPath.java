@@ -59,6 +59,11 @@ public final class ConnectionPath {
     /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
+    /**
+     * The last connection sat on another of the peer's paths (see {@link #dropPlacedElsewhere}): the peer numbers the
+     * path it now puts us on from its own count, so the next connection expects the peer's numbers from the start.
+     */
+    private boolean renumber;
     /** Counts peer restarts: connections up before the last one carry acknowledgements of an older numbering. */
     private long numbering;
 
@@ -399,6 +404,10 @@ public final class ConnectionPath {
     PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
         pc.numbering = numbering;
+        if (renumber) {
+            renumber = false;
+            receiver.peerRestarted();
+        }
         connector.up(pc);
         transmitter.queueMap();                      // the map goes first on every new connection
         long now = env.nanoTime();
@@ -492,6 +501,25 @@ public final class ConnectionPath {
         } else {
             pc.abort();
         }
+    }
+
+    /**
+     * Closes {@code pc} in order (FIN: a reset can wedge a 6.1 or 6.12 path) because the peer put it on another of its
+     * paths (PathPlacement#peerPoked). The numbers the peer sent on it were that path's; its messages for this path, which
+     * it may already mark as resent (it wrote them to its pokes, which we refused unread), come with numbers from
+     * its own count, and taken against the old ones they would be dropped as duplicates (scenario 11 on 6.12 lost
+     * its first message so). So the next connection expects the peer's numbers from the start.
+     */
+    void dropPlacedElsewhere(PathConnection pc, String reason) {
+        synchronized (this) {
+            if (pc != current) {
+                return;
+            }
+            log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
+            state = PathState.DISCONNECTING;
+            renumber = true;
+        }
+        pc.close();
     }
 
     /** See {@link PathConnector#settledConnection}. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
+import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.wire.RdsHeader;
 
@@ -30,8 +31,14 @@ class MisplacedPathTest {
 
     /** The peer sends a message of its own (to a port nobody bound here) on {@code c}. */
     private static void peerSends(FakeTransport.FakeConnection c, long sequence, int sourcePort, int destinationPort) {
+        peerSends(c, sequence, sourcePort, destinationPort, 0);
+    }
+
+    private static void peerSends(FakeTransport.FakeConnection c, long sequence, int sourcePort, int destinationPort,
+            int flags) {
         ByteBuffer b = ByteBuffer.allocate(RdsHeader.SIZE);
-        new RdsHeader().sequence(sequence).sourcePort(sourcePort).destinationPort(destinationPort).encode(b);
+        new RdsHeader().sequence(sequence).sourcePort(sourcePort).destinationPort(destinationPort).flags(flags)
+                .encode(b);
         c.handler.onBytes(b.flip());
     }
 
@@ -40,7 +47,7 @@ class MisplacedPathTest {
         FakeTransport.FakeConnection c = up();
         connection.peerPoked();
         peerSends(c, 1, PathHarness.DPORT, PathHarness.SPORT);     // the peer took our connection for path 0
-        env.scheduler.advanceBy(Connection.POKE_CHECK_NANOS * Connection.POKE_CHECKS);
+        env.scheduler.advanceBy(PathPlacement.POKE_CHECK_NANOS * PathPlacement.POKE_CHECKS);
         assertEquals(0, c.closeCalls + c.abortCalls, c.toString());
         assertEquals(PathState.UP, connection.path(0).state());
     }
@@ -51,7 +58,7 @@ class MisplacedPathTest {
         peerSends(c, 1, PathHarness.DPORT, PathHarness.SPORT);     // before the poke: does not count
         connection.peerPoked();
         connection.peerPoked();                                      // a blocked sender pokes a few times at once
-        env.scheduler.advanceBy(Connection.POKE_CHECK_NANOS - 1);
+        env.scheduler.advanceBy(PathPlacement.POKE_CHECK_NANOS - 1);
         assertEquals(0, c.closeCalls + c.abortCalls, "not before the check: " + c);
         env.scheduler.advanceBy(1);
         assertEquals(1, c.closeCalls, "an orderly close: " + c);
@@ -66,7 +73,27 @@ class MisplacedPathTest {
                 ByteBuffer.allocate(8), new PathHarness.Owner(), null, false));
         c.handler.transmit(new PathHarness.RecordingSink(c, 64));
         connection.peerPoked();
-        env.scheduler.advanceBy(Connection.POKE_CHECK_NANOS * 2);  // two checks; the ack timeout is longer
+        env.scheduler.advanceBy(PathPlacement.POKE_CHECK_NANOS * 2);  // two checks; the ack timeout is longer
         assertEquals(0, c.closeCalls + c.abortCalls, "a resend on a new connection could be taken twice: " + c);
+    }
+
+    @Test
+    void theNextConnectionTakesThePeersNumbersFromTheStart() {
+        FakeTransport.FakeConnection c = up();
+        for (long seq = 1; seq <= 14; seq++) {
+            peerSends(c, seq, PathHarness.DPORT, PathHarness.SPORT);   // the numbers of the peer's other path
+        }
+        connection.peerPoked();
+        env.scheduler.advanceBy(PathPlacement.POKE_CHECK_NANOS);
+        assertEquals(1, c.closeCalls, c.toString());
+        c.closedDelivered = true;
+        c.handler.onClosed(null);
+        env.scheduler.advanceBy(PathPlacement.POKE_CHECK_NANOS);      // the reconnect, well within its backoff
+        FakeTransport.FakeConnection again = transport.connected(transport.pendingAttempts().get(0));
+        assertEquals(PathState.UP, connection.path(0).state());
+        long dropped = env.counters.get(Counter.RECV_DROP_OLD_SEQ);
+        // The peer's first message for path 0, which it had written to a poke we refused unread: marked resent.
+        peerSends(again, 1, PathHarness.DPORT, PathHarness.SPORT, RdsHeader.FLAG_RETRANSMITTED);
+        assertEquals(dropped, env.counters.get(Counter.RECV_DROP_OLD_SEQ), "taken as new, not as a duplicate");
     }
 }

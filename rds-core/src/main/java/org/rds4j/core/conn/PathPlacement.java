@@ -1,0 +1,129 @@
+package org.rds4j.core.conn;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.TransportInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether each of a connection's transport connections sits on the peer's path of the same index, and what is done
+ * when it does not. Both ends number each path on their own; a connection the peer took for another of its paths
+ * carries that path's numbers and leaves this path's messages waiting on the peer's side. Two cases:
+ * <ul>
+ * <li>we accept, and the peer said SPORT_IDX (kernels from 7.0, rds4j): a connection taken on the first free path
+ * before the peer's probe arrived is dropped once its source port names another path ({@link #dropMisplaced});</li>
+ * <li>we connect, and the peer places by "first free path" (6.1, 6.12): a poke while our path 0 is up may mean the
+ * peer put our connection elsewhere ({@link #peerPoked}).</li>
+ * </ul>
+ * Its work runs on the stack's timer thread, except {@link #peerPoked} on the I/O thread that refused the poke.
+ */
+final class PathPlacement {
+    private static final Logger log = LoggerFactory.getLogger(PathPlacement.class);
+
+    /** How long after a poke the peer's own messages must have appeared on path 0 for its placement to be right. */
+    static final long POKE_CHECK_NANOS = 1_000_000_000L;
+    /** How many times a poke's check waits for messages still unacknowledged before it gives up. */
+    static final int POKE_CHECKS = 10;
+
+    private final Connection connection;
+    private final ConnectionPath[] paths;
+    private final Multipath multipath;
+    private final ConnectionEnvironment env;
+    /** Path 0's connection whose poke check is due (see {@link #peerPoked}): one check at a time. */
+    private final AtomicReference<PathConnection> pokeChecked = new AtomicReference<>();
+
+    PathPlacement(Connection connection, ConnectionPath[] paths, Multipath multipath, ConnectionEnvironment env) {
+        this.connection = connection;
+        this.paths = paths;
+        this.multipath = multipath;
+        this.env = env;
+    }
+
+    /**
+     * The peer, the larger address, connected to us: it has messages for a path it sees down. Path 0 connects if it
+     * is down. If path 0 is up, either the poke raced our connection's start (the peer's messages for path 0 then
+     * arrive on our connection once it takes it), or the peer disagrees: a kernel before 7.0 (no SPORT_IDX) put our
+     * connection on another of its paths because its own was still closing when ours came (a stack restarted on the
+     * address), and its messages for path 0 wait for a connection that never comes (CI, scenario 11 on 6.12; its
+     * blocked sender pokes a burst within milliseconds, then never again). A check {@link #POKE_CHECK_NANOS} later
+     * tells them apart; see {@link #checkPoke}.
+     */
+    void peerPoked() {
+        if (paths[0].state() != PathState.UP) {
+            paths[0].connectIfDown();
+            return;
+        }
+        if (multipath.peerEncodesPaths()) {
+            return;                                  // a peer that places by port never disagrees so
+        }
+        PathConnection pc = paths[0].upConnection();
+        if (pc == null || pokeChecked.getAndSet(pc) == pc) {
+            return;                                  // down meanwhile, or this connection's check is already due
+        }
+        long seen = pc.peerInitiatedCount();
+        after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, 1));
+    }
+
+    /**
+     * A poke's check, on the timer: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
+     * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
+     * path 0 are not coming, and every path in use with nothing unacknowledged closes in order and connects again, to
+     * be placed afresh ({@link ConnectionPath#dropPlacedElsewhere}). Messages unacknowledged on path 0 postpone the
+     * check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
+     */
+    private void checkPoke(PathConnection pc, long seen, int attempt) {
+        if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen) {
+            pokeChecked.compareAndSet(pc, null);
+            return;                                  // placed afresh anyway, or the peer's messages came: a race
+        }
+        if (paths[0].settledConnection(0) == null) {
+            if (attempt < POKE_CHECKS) {
+                after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
+            } else {
+                pokeChecked.compareAndSet(pc, null);
+            }
+            return;
+        }
+        int lanes = multipath.lanes();
+        for (int i = 0; i < lanes; i++) {
+            PathConnection settled = paths[i].settledConnection(0);
+            if (settled != null) {
+                paths[i].dropPlacedElsewhere(settled, "the peer connected to us although this path is up, and"
+                        + " sent nothing on it since: it placed this connection on another of its paths (a kernel"
+                        + " before 7.0); connecting again");
+            }
+        }
+    }
+
+    /**
+     * On the accepting side, once the peer said SPORT_IDX: drops connections that sit on a path their source port does
+     * not name. They were placed on the first free path before the peer's probe arrived (a 7.x kernel that already
+     * knew the number of paths opens them all at once, and any may come first); the peer reconnects them and each
+     * then lands on its own path. Kernels from 7.0 drop a misplaced path 0 the same way. Runs on the timer thread.
+     */
+    void dropMisplaced() {
+        if (connection.initiates() || !multipath.peerEncodesPaths()) {
+            return;
+        }
+        for (int i = 0; i < paths.length; i++) {
+            TransportConnection tc = paths[i].transportConnection();
+            int port = tc == null ? i : tc.remoteAddress().getPort();
+            if (port % TransportInstance.PATH_PORT_MODULUS != i) {
+                paths[i].dropConnection(tc, "the peer's port " + port + " names path "
+                        + port % TransportInstance.PATH_PORT_MODULUS + ", not " + i);
+            }
+        }
+    }
+
+    /** Runs {@code task} on the stack's timer thread after {@code nanos}, unless the stack is closing. */
+    private void after(long nanos, Runnable task) {
+        try {
+            env.scheduler().schedule(task, nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: the stack is closing; not running {}", connection, task);
+        }
+    }
+}

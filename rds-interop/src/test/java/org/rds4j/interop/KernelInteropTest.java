@@ -932,7 +932,8 @@ class KernelInteropTest {
                 last = System.nanoTime();
                 first = k == 0 ? last : first;
                 assertTrue(d.length() == size && PayloadPattern.matches(PayloadPattern.claimedSequence(d.payload()), k,
-                        size), "message " + k + " is not the one sent");
+                        size), () -> "message " + want + " is not the one sent: " + d.length() + " bytes claiming message "
+                        + PayloadPattern.claimedSequence(d.payload()) + "\n" + diagnostics(s));
             }
             assertGuestJob(Guest.await("s11-tx", Duration.ofSeconds(60)), "SEND done sent=" + count + " errors=0");
             long fromKernelUs = Math.max(1, (last - first) / 1000);

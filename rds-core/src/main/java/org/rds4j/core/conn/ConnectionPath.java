@@ -505,15 +505,16 @@ public final class ConnectionPath {
 
     /**
      * Closes {@code pc} in order (FIN: a reset can wedge a 6.1 or 6.12 path) because the peer put it on another of its
-     * paths (PathPlacement#peerPoked). The numbers the peer sent on it were that path's; its messages for this path, which
-     * it may already mark as resent (it wrote them to its pokes, which we refused unread), come with numbers from
-     * its own count, and taken against the old ones they would be dropped as duplicates (scenario 11 on 6.12 lost
-     * its first message so). So the next connection expects the peer's numbers from the start.
+     * paths (PathPlacement#peerPoked). The numbers the peer sent on it were that path's; its messages for this
+     * path, which it may already mark as resent (it wrote them to its pokes, which we refused unread), come with
+     * numbers from its own count, and taken against the old ones they would be dropped as duplicates (scenario 11
+     * on 6.12 lost its first message so). So the next connection expects the peer's numbers from the start. Only if
+     * nothing is written and unacknowledged, checked under the monitor that also ends transmitting on {@code pc}.
      */
     void dropPlacedElsewhere(PathConnection pc, String reason) {
         synchronized (this) {
-            if (pc != current) {
-                return;
+            if (pc != current || state != PathState.UP || queue.hasSent()) {
+                return;                              // written meanwhile: a resend could be taken twice; next poke
             }
             log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
             state = PathState.DISCONNECTING;

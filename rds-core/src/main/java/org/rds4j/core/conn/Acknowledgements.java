@@ -237,10 +237,17 @@ final class Acknowledgements {
         return -1;
     }
 
-    /** A retry ping went from quarantined {@code slot}: only a pong to a ping sent after it may lift the quarantine. */
+    /**
+     * A retry ping went from quarantined {@code slot}: only a pong to a ping sent after it may lift the quarantine.
+     * Its epoch is the slot's ping epoch too, so a peer restart learnt on this connection does not lift it either
+     * ({@link #peerRestarted}): the retry may have reached the new peer, which will answer it. Lifted there, the port
+     * pinged again at once and the retry's late pong was taken for the new ping's answer, releasing messages the peer
+     * had not read (AcknowledgementModelTest, seed -6016719646845216517).
+     */
     void retryQueued(int slot) {
         epoch++;
         quarantinedSince[slot] = epoch;
+        pingEpoch[slot] = epoch;
         if (askingSinceNanos == 0) {
             askingSinceNanos = env.nanoTime();
         }

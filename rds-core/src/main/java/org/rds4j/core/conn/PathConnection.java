@@ -1,5 +1,7 @@
 package org.rds4j.core.conn;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
@@ -19,6 +21,15 @@ import org.slf4j.LoggerFactory;
  */
 final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private static final Logger log = LoggerFactory.getLogger(PathConnection.class);
+    private static final VarHandle PEER_INITIATED;
+
+    static {
+        try {
+            PEER_INITIATED = MethodHandles.lookup().findVarHandle(PathConnection.class, "peerInitiated", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final ConnectionPath path;
     /** Read once: a per-message log call costs nothing when tracing is off. */
@@ -50,9 +61,10 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     long upNanos;
     /**
      * Messages the peer sent on this connection of its own accord (data, pings, probes; not pongs to our pings):
-     * written by the I/O thread alone, read by the check that follows a poke (Connection#peerPoked) on the timer.
+     * written by the I/O thread alone, read by the check that follows a poke (PathPlacement#peerPoked) on the timer.
+     * A release store per message (a plain store on x86), not a volatile one: this is on every message's path.
      */
-    private volatile long peerInitiated;
+    private long peerInitiated;
 
     PathConnection(ConnectionPath path) {
         this.path = path;
@@ -158,12 +170,12 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     /** Counts a message the peer sent of its own accord (PathReceiver#receive, on the I/O thread). */
     void peerInitiated() {
-        peerInitiated = peerInitiated + 1;       // one writer
+        PEER_INITIATED.setRelease(this, peerInitiated + 1);   // one writer: its own plain read is current
     }
 
     /** How many messages the peer has sent of its own accord on this connection; any thread. */
     long peerInitiatedCount() {
-        return peerInitiated;
+        return (long) PEER_INITIATED.getAcquire(this);
     }
 
     /** Whether the peer has sent anything on this connection (read on the I/O thread that delivers its close). */

@@ -75,10 +75,10 @@ final class PathPlacement {
      * check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
      */
     private void checkPoke(PathConnection pc, long seen, int attempt) {
-        if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen) {
+        if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen || multipath.peerEncodesPaths()) {
             pokeChecked.compareAndSet(pc, null);
-            return;                                  // placed afresh anyway, or the peer's messages came: a race
-        }
+            return;                                  // placed afresh anyway, the peer's messages came (a race), or
+        }                                            // its probe since says it places by port
         if (paths[0].settledConnection(0) == null) {
             if (attempt < POKE_CHECKS) {
                 after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));

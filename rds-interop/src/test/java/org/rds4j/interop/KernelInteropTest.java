@@ -193,6 +193,7 @@ class KernelInteropTest {
     @DisplayName("scenario 1b: kernel -> rds4j, sizes 0 B to 1 MiB")
     void sizesFromTheKernel() throws Exception {
         RdsStack s = stack(low);
+        introduceToTheKernel(s);                     // 1a's stack is a generation the kernel may still hold
         RdsSocket in = socket(s, low, 4101);
         Guest.Result sent = Guest.run("rdsagent sizes-send " + guest.getHostAddress() + ":5101 "
                 + low.getHostAddress() + ":4101 0,1,100,4096,65536,1048576 120", Duration.ofSeconds(150));
@@ -206,6 +207,7 @@ class KernelInteropTest {
     void mixedTrafficBothWaysAtOnce() throws Exception {
         int count = 10_000;
         RdsStack s = stack(low);
+        introduceToTheKernel(s);
         RdsSocket in = socket(s, low, 4103);
         RdsSocket out = socket(s, low, 5103);
         Guest.start("s1c-rx", "rdsagent recv " + guest.getHostAddress() + ":4102 " + count + " 300");
@@ -298,10 +300,26 @@ class KernelInteropTest {
     private void oneMessageFromTheKernel(InetAddress a, int ourPort, int guestPort) throws Exception {
         RdsStack s = stack(a);
         RdsSocket in = socket(s, a, ourPort);
-        Guest.Result sent = Guest.run("rdsagent send " + guest.getHostAddress() + ":" + guestPort + " "
-                + a.getHostAddress() + ":" + ourPort + " 1 100 60", Duration.ofSeconds(90));
-        assertGuestJob(sent, "SEND done sent=1 errors=0");
-        receivePattern(in, at(guest, guestPort), 1, new int[] {100});
+        String send = "rdsagent send " + guest.getHostAddress() + ":" + guestPort + " " + a.getHostAddress() + ":"
+                + ourPort + " 1 100 60";
+        assertGuestJob(Guest.run(send, Duration.ofSeconds(90)), "SEND done sent=1 errors=0");
+        java.util.Optional<RdsDatagram> first = in.receive(Duration.ofSeconds(10));
+        if (first.isEmpty()) {
+            // The kernel queued its message before our connection existed (that is the scenario), while it still
+            // held the previous stack's connection to this address; if it reads the new stack's GEN_NUM before
+            // that message has left, it discards it, as between kernels after a restart (docs/interop.md; 2b on
+            // 6.1 once in session 7). The connection is up now and the kernel knows the generation: its next
+            // message must arrive.
+            System.out.println("KERNEL-INTEROP scenario 2b/2d: the kernel's first message to the new stack did not"
+                    + " come within 10 s (its generation switch); the kernel sends it again");
+            assertGuestJob(Guest.run(send, Duration.ofSeconds(90)), "SEND done sent=1 errors=0");
+            first = in.receive(Duration.ofSeconds(60));
+        }
+        RdsDatagram d = first.orElseThrow(() -> new AssertionError("the kernel's message never arrived\n"
+                + diagnostics(s)));
+        assertEquals(at(guest, guestPort), d.source());
+        assertEquals(100, d.length());
+        assertTrue(PayloadPattern.matches(PayloadPattern.claimedSequence(d.payload()), 0, 100), "not message 0");
     }
 
     // ------------------------------------------------------------------------------------------------ scenario 3
@@ -734,7 +752,12 @@ class KernelInteropTest {
      * scenario starts a kernel sender towards a new stack, the kernel learns the new generation: a ping, answered.
      */
     private void introduceToTheKernel(RdsStack s) throws IOException {
-        RdsSocket contact = socket(s, low, 0);
+        introduceToTheKernel(s, low);
+    }
+
+    /** As {@link #introduceToTheKernel(RdsStack)}, for a stack at {@code local}. */
+    private void introduceToTheKernel(RdsStack s, InetAddress local) throws IOException {
+        RdsSocket contact = socket(s, local, 0);
         contact.send(ByteBuffer.allocate(0), at(guest, 0));
         assertTrue(contact.receive(Duration.ofSeconds(30)).isPresent(), "no pong from the kernel");
         contact.close();
@@ -761,6 +784,9 @@ class KernelInteropTest {
         // rds4j has the larger address, so the kernel reconnects by itself, as it would to a restarted kernel.
         int count = 20_000;
         RdsStack first = stack(high);
+        // The first stack is a new generation to a kernel that still holds 2c/2d's connection: learnt after the
+        // sender started, the kernel discards what it had not seen acknowledged (a 6.12 run lost message 4 so).
+        introduceToTheKernel(first, high);
         RdsSocket in = socket(first, high, 4700);
         long unreadBound = in.getOption(RdsSocketOptions.SO_RCVBUF) / 2 / 1000 + 1;
         Guest.start("s7-tx", "rdsagent send " + guest.getHostAddress() + ":5700 " + high.getHostAddress()

@@ -225,7 +225,7 @@ public final class Connection {
             }
         }
         if (h == null && n > 1 && multipath.peerEncodesPaths()) {
-            onTimer(placement::dropMisplaced);          // a connection taken before SPORT_IDX was known may be in the way
+            onTimer(placement::dropMisplaced);     // a connection taken before SPORT_IDX was known may be in the way
         }
         if (h == null) {
             env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);

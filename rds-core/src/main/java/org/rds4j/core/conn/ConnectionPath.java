@@ -484,11 +484,6 @@ public final class ConnectionPath {
 
     /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
     void drop(PathConnection pc, String reason) {
-        drop(pc, reason, false);
-    }
-
-    /** As {@link #drop(PathConnection, String)}; {@code orderly} closes (TCP: FIN) instead of aborting (RST). */
-    void drop(PathConnection pc, String reason, boolean orderly) {
         synchronized (this) {
             if (pc != current) {
                 return;
@@ -496,11 +491,7 @@ public final class ConnectionPath {
             log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
             state = PathState.DISCONNECTING;
         }
-        if (orderly) {
-            pc.close();
-        } else {
-            pc.abort();
-        }
+        pc.abort();
     }
 
     /**
@@ -509,23 +500,22 @@ public final class ConnectionPath {
      * path, which it may already mark as resent (it wrote them to its pokes, which we refused unread), come with
      * numbers from its own count, and taken against the old ones they would be dropped as duplicates (scenario 11
      * on 6.12 lost its first message so). So the next connection expects the peer's numbers from the start. Only if
-     * nothing is written and unacknowledged, checked under the monitor that also ends transmitting on {@code pc}.
+     * the path is up on {@code pc} with nothing written and unacknowledged (a resend on the new connection could be
+     * taken twice), checked under the monitor that also ends transmitting on {@code pc}.
+     *
+     * @return whether it closed {@code pc}
      */
-    void dropPlacedElsewhere(PathConnection pc, String reason) {
+    boolean dropPlacedElsewhere(PathConnection pc, String reason) {
         synchronized (this) {
-            if (pc != current || state != PathState.UP || queue.hasSent()) {
-                return;                              // written meanwhile: a resend could be taken twice; next poke
+            if (pc == null || pc != current || state != PathState.UP || queue.hasSent()) {
+                return false;
             }
             log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
             state = PathState.DISCONNECTING;
             renumber = true;
         }
         pc.close();
-    }
-
-    /** See {@link PathConnector#settledConnection}. */
-    PathConnection settledConnection(long nanos) {
-        return connector.settledConnection(nanos);
+        return true;
     }
 
     /** The connection the path is up on, or {@code null} if it is not up; any thread. */

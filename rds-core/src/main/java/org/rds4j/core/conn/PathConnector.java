@@ -156,19 +156,6 @@ final class PathConnector {
         }
     }
 
-    /**
-     * The current connection, if the path has been up on it for {@code nanos} with nothing written and unreleased:
-     * one that may be closed and opened again without the peer seeing a message twice. Otherwise {@code null}.
-     */
-    PathConnection settledConnection(long nanos) {
-        synchronized (path) {
-            PathConnection pc = path.currentConnection();
-            boolean settled = pc != null && path.state() == PathState.UP && !path.queue().hasSent()
-                    && env.nanoTime() - pc.upNanos >= nanos;
-            return settled ? pc : null;
-        }
-    }
-
     /** Drops a pending reconnect: the path is being retired. Caller holds the path's monitor. */
     void cancelReconnect() {
         reconnect.cancel();

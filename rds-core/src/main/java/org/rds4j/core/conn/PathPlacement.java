@@ -27,6 +27,8 @@ final class PathPlacement {
     static final long POKE_CHECK_NANOS = 1_000_000_000L;
     /** How many times a poke's check waits for messages still unacknowledged before it gives up. */
     static final int POKE_CHECKS = 10;
+    private static final String MISPLACED = "the peer connected to us although this path is up, and sent nothing on it"
+            + " since: it placed this connection on another of its paths (a kernel before 7.0); connecting again";
 
     private final Connection connection;
     private final ConnectionPath[] paths;
@@ -71,16 +73,16 @@ final class PathPlacement {
      * A poke's check, on the timer: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
      * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
      * path 0 are not coming, and every path in use with nothing unacknowledged closes in order and connects again, to
-     * be placed afresh ({@link ConnectionPath#dropPlacedElsewhere}). Messages unacknowledged on path 0 postpone the
-     * check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
+     * be placed afresh ({@link ConnectionPath#dropPlacedElsewhere}), path 0 first. Messages unacknowledged on path 0
+     * postpone the check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
      */
     private void checkPoke(PathConnection pc, long seen, int attempt) {
         if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen || multipath.peerEncodesPaths()) {
             pokeChecked.compareAndSet(pc, null);
             return;                                  // placed afresh anyway, the peer's messages came (a race), or
         }                                            // its probe since says it places by port
-        if (paths[0].settledConnection(0) == null) {
-            if (attempt < POKE_CHECKS) {
+        if (!paths[0].dropPlacedElsewhere(pc, MISPLACED)) {
+            if (attempt < POKE_CHECKS) {                 // messages unacknowledged: look again later
                 after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
             } else {
                 pokeChecked.compareAndSet(pc, null);
@@ -88,13 +90,8 @@ final class PathPlacement {
             return;
         }
         int lanes = multipath.lanes();
-        for (int i = 0; i < lanes; i++) {
-            PathConnection settled = paths[i].settledConnection(0);
-            if (settled != null) {
-                paths[i].dropPlacedElsewhere(settled, "the peer connected to us although this path is up, and"
-                        + " sent nothing on it since: it placed this connection on another of its paths (a kernel"
-                        + " before 7.0); connecting again");
-            }
+        for (int i = 1; i < lanes; i++) {
+            paths[i].dropPlacedElsewhere(paths[i].upConnection(), MISPLACED);
         }
     }
 

@@ -231,13 +231,7 @@ public final class TcpTransportInstance implements TransportInstance {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        tune(ch);
-                        track(ch);
-                        if (withTls) {
-                            ch.pipeline().addLast(TLS_HANDLER_NAME, new SslHandler(serverEngine()));
-                        }
-                        ch.pipeline().addLast(TcpConnection.HANDLER_NAME, new TcpConnection(
-                                TcpTransportInstance.this, ch, null, withTls));
+                        pipeline(ch, withTls ? serverEngine() : null, null);
                     }
                 });
         ChannelFuture f = b.bind(new InetSocketAddress(local, listenPort)).awaitUninterruptibly();
@@ -254,6 +248,19 @@ public final class TcpTransportInstance implements TransportInstance {
     }
 
     /** The server end of a TLS connection: it requires the peer's certificate too (mutual authentication). */
+    /**
+     * A new channel's pipeline, either side: TLS first if {@code tls} is given, then the connection. {@code handler}
+     * is the core's for a connection we open, {@code null} for one we accept (the core picks it then).
+     */
+    private void pipeline(SocketChannel ch, SSLEngine tls, ConnectionHandler handler) {
+        tune(ch);
+        track(ch);
+        if (tls != null) {
+            ch.pipeline().addLast(TLS_HANDLER_NAME, new SslHandler(tls));
+        }
+        ch.pipeline().addLast(TcpConnection.HANDLER_NAME, new TcpConnection(this, ch, handler, tls != null));
+    }
+
     private SSLEngine serverEngine() {
         SSLEngine e = tls.context().createSSLEngine();
         e.setUseClientMode(false);
@@ -343,13 +350,7 @@ public final class TcpTransportInstance implements TransportInstance {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        tune(ch);
-                        track(ch);
-                        if (withTls) {
-                            ch.pipeline().addLast(TLS_HANDLER_NAME, new SslHandler(clientEngine(to)));
-                        }
-                        ch.pipeline().addLast(TcpConnection.HANDLER_NAME,
-                                new TcpConnection(TcpTransportInstance.this, ch, handler, withTls));
+                        pipeline(ch, withTls ? clientEngine(to) : null, handler);
                     }
                 });
         ChannelFuture f;

@@ -19,9 +19,11 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rds4j.RdsPathInfo;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.RdsStackInfo;
 
 /**
  * {@code rds4j info}: against a real second JVM by its pid (the attach API and JMX, as a user runs it), and against
@@ -107,6 +109,23 @@ class InfoCommandTest {
         return fail("no up connection with NextRX above " + above + " within 60 s; last output:\n" + last);
     }
 
+    /**
+     * Paths 1 to 7 connect from the smaller address once path 0's probe is answered, on the stack's timer, so they
+     * may still be connecting when the messages on path 0 have arrived: waits (bounded) until all eight are up.
+     */
+    private static void awaitEightPathsUp(RdsStack stack) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        RdsStackInfo info = stack.info();
+        while (info.connections().stream().flatMap(c -> c.paths().stream())
+                .filter(p -> p.state() == RdsPathInfo.State.UP).count() < 8) {
+            if (System.nanoTime() > deadline) {
+                fail("the eight paths did not all come up within 30 s: " + info);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+            info = stack.info();
+        }
+    }
+
     /** Every source of this JVM's own stacks, with IPv6 in the short form and the rds-info columns. */
     @Test
     void everySourceOfStacksInThisJvmWithShortIpv6() throws Exception {
@@ -130,6 +149,7 @@ class InfoCommandTest {
         for (int i = 0; i < 5; i++) {
             assertTrue(rx.receive(Duration.ofSeconds(30)).isPresent());
         }
+        awaitEightPathsUp(sb);
 
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);

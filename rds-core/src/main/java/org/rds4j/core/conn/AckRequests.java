@@ -76,7 +76,7 @@ final class AckRequests {
         if (expired > 0) {
             env.statistics().add(Counter.ACK_PING_EXPIRED, expired);
         }
-        if (!connection.peerAcks() && acks.unanswered(now, PEER_SILENT_NANOS)) {
+        if (!connection.peerAcks().acknowledges() && acks.unanswered(now, PEER_SILENT_NANOS)) {
             giveUp(now);
         }
         if (kick == null && connection.ackFailure() != null) {
@@ -113,7 +113,7 @@ final class AckRequests {
      * ETIMEDOUT until a pong shows it answers again.
      */
     private void giveUp(long now) {
-        connection.peerAnswersNoPings(TimeUnit.NANOSECONDS.toMillis(PEER_SILENT_NANOS));
+        connection.peerAcks().answersNoPings(TimeUnit.NANOSECONDS.toMillis(PEER_SILENT_NANOS));
         env.statistics().increment(Counter.ACK_PEER_UNRESPONSIVE);
         int failed = queue.failAll(RdsDatagram.Failure.UNACKNOWLEDGED);
         acks.queueCleared();

@@ -298,7 +298,7 @@ final class Acknowledgements {
 
     /**
      * The peer restarted (a new generation): pings sent on connections before the current one went to the old peer,
-     * whose answers can only come on its own connections, and those no longer count (ConnectionPath#numbering), so
+     * whose answers can only come on its own connections, and those no longer count (PathNumbering), so
      * their ports leave quarantine. Without this a path whose ports were all quarantined under the old peer never
      * pinged again. Pings sent on the current connection may have reached the new peer: quarantined as on a reset.
      */

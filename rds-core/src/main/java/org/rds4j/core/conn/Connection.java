@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
@@ -41,9 +40,7 @@ public final class Connection {
     private final AtomicReference<ByteBuffer> mapScratch = new AtomicReference<>();
     private final PathPlacement placement;
     private volatile long peerGeneration;
-    /** Why sends to the peer fail (it answers no acknowledgement ping), or {@code null}. */
-    private volatile String ackFailure;
-    private volatile boolean peerAcks;
+    private final PeerAcks peerAcks = new PeerAcks(this);
     /** A message from the peer reached a socket, or a socket sent to it: the peer is kept for good. */
     private volatile boolean useful;
     /** The stack forgot this idle, useless peer: nothing may use this object any more; look the peer up afresh. */
@@ -200,10 +197,8 @@ public final class Connection {
     }
 
     /**
-     * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
-     * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
-     * from 7.0 on do; otherwise the first free path among those in use (path 0 alone until the lanes are agreed), as
-     * 6.1 does. Refused ({@code null}) when that path is busy: the peer tries again.
+     * The peer opened a transport connection to us (we have the larger address): placed on a path by
+     * {@link PathPlacement#accept}, or refused ({@code null}), and then the peer tries again.
      *
      * @param tc the transport connection the peer opened
      * @return the handler for the connection, or {@code null} to refuse it
@@ -212,26 +207,7 @@ public final class Connection {
         if (retired) {
             return null;                           // the stack looks the peer up again
         }
-        int n = multipath.lanes();
-        ConnectionHandler h = null;
-        if (n > 1 && multipath.peerEncodesPaths()) {
-            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
-            if (index < n) {
-                h = paths[index].accept(tc);
-            }
-        } else {
-            for (int i = 0; i < n && h == null; i++) {
-                h = paths[i].accept(tc);
-            }
-        }
-        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
-            onTimer(placement::dropMisplaced);     // a connection taken before SPORT_IDX was known may be in the way
-        }
-        if (h == null) {
-            env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
-            log.debug("{}: refusing {}: no free path for it among {}", this, tc, n);
-        }
-        return h;
+        return placement.accept(tc);
     }
 
     /**
@@ -356,12 +332,12 @@ public final class Connection {
         long previous = peerGeneration;
         peerGeneration = generation;
         if (previous != 0 && previous != generation) {
-            peerAcks = false;                      // learnt again from the new peer
+            peerAcks.acknowledges(false);          // learnt again from the new peer
             multipath.peerRestarted();
-            on.peerRestarted(true);                  // its connection is the new peer's: the probe came on it
+            on.numbering().peerRestarted(true);      // its connection is the new peer's: the probe came on it
             for (ConnectionPath p : paths) {
                 if (p != on) {
-                    onTimer(() -> p.peerRestarted(false));
+                    onTimer(() -> p.numbering().peerRestarted(false));
                 }
             }
         }
@@ -375,40 +351,12 @@ public final class Connection {
      * @return the reason, for an ETIMEDOUT, or {@code null} if sends may go
      */
     public String ackFailure() {
-        return ackFailure;
+        return peerAcks.failure();
     }
 
-    /** A path found that the peer answers no ping: sends fail until it answers. Logged once per occurrence. */
-    void peerAnswersNoPings(long silentMillis) {
-        if (ackFailure != null) {
-            return;
-        }
-        ackFailure = peer.getHostAddress() + " answered none of rds4j's acknowledgement pings for " + silentMillis
-                + " ms, so whether it received anything cannot be known; if it is a Linux host, check"
-                + " net.rds.ping_enable (it must be 1). Sends to it fail until it answers.";
-        log.warn("{}: {}", this, ackFailure);
-    }
-
-    /** A pong arrived: the peer answers pings (again). */
-    void peerAnswersPings() {
-        if (ackFailure != null) {
-            ackFailure = null;
-            log.info("{}: the peer answers acknowledgement pings again; sends to it go on", this);
-        }
-    }
-
-    /**
-     * Whether the peer acknowledges what it receives (h_ack): true once it sent a non-zero h_ack, which only rds4j
-     * does over TCP. Messages to such a peer are released by its acknowledgements; to others, by answered pings.
-     *
-     * @return true if the peer has been seen acknowledging
-     */
-    public boolean peerAcks() {
+    /** How the peer confirms what it received, and whether it answers pings. */
+    PeerAcks peerAcks() {
         return peerAcks;
-    }
-
-    void peerAcks(boolean acks) {
-        this.peerAcks = acks;
     }
 
     /**

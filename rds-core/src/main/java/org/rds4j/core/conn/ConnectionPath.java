@@ -3,7 +3,6 @@ package org.rds4j.core.conn;
 import java.nio.ByteBuffer;
 import org.rds4j.RdsPathInfo;
 import org.rds4j.core.RdsCounters.Counter;
-import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.wire.RdsHeader;
 import org.slf4j.Logger;
@@ -59,13 +58,8 @@ public final class ConnectionPath {
     /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
-    /**
-     * The last connection sat on another of the peer's paths (see {@link #dropPlacedElsewhere}): the peer numbers the
-     * path it now puts us on from its own count, so the next connection expects the peer's numbers from the start.
-     */
-    private boolean renumber;
-    /** Counts peer restarts: connections up before the last one carry acknowledgements of an older numbering. */
-    private long numbering;
+    /** Which of the peer's numberings this path's received numbers belong to; under this monitor. */
+    private final PathNumbering numbering;
 
     ConnectionPath(Connection connection, int index) {
         this.connection = connection;
@@ -80,6 +74,7 @@ public final class ConnectionPath {
         this.connector = new PathConnector(this);
         this.transmitter = new PathTransmitter(this, queue, acks, ackRequests);
         this.maintenance = new PathMaintenance(this, ackRequests);
+        this.numbering = new PathNumbering(this);
     }
 
     /**
@@ -252,7 +247,7 @@ public final class ConnectionPath {
         synchronized (this) {
             maintenance.heard(env.nanoTime());
             if (pc == current && state == PathState.UP) {
-                OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks(), queue.hasUnsent());
+                OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent());
                 if (ackOnly != null) {
                     kick = enqueueLocked(ackOnly);
                 }
@@ -263,38 +258,14 @@ public final class ConnectionPath {
         }
     }
 
-    /**
-     * The peer restarted (new GEN_NUM): expect its numbering from the start and discard what it never acknowledged. The
-     * numbering changes, so acknowledgements computed against the old one must not release anything any more: only
-     * the connection the news came on ({@code currentIsNewPeer}) keeps being heard. Another path's connection may be
-     * the old peer's or already the new one's (it reconnected before the probe came); which, nobody can tell, so it
-     * is reset, and the connection that replaces it counts.
-     */
-    void peerRestarted(boolean currentIsNewPeer) {
-        PathConnection old = null;
-        int flushed;
-        synchronized (this) {
-            numbering++;
-            if (current != null && currentIsNewPeer) {
-                current.numbering = numbering;
-            } else if (current != null && state == PathState.UP) {
-                old = current;
-                state = PathState.DISCONNECTING;
-            }
-            flushed = queue.flushForPeerRestart();
-            receiver.peerRestarted();
-            acks.peerRestarted();              // the old peer's pings need no quarantine; the current one's do
-        }
-        log.info("{} path {}: the peer restarted (new generation); {} unacknowledged messages discarded, as the"
-                + " kernel does{}", connection, index, flushed, old != null ? "; resetting this path's connection" : "");
-        if (old != null) {
-            old.abort();                       // closed() follows; the next connection has the new numbering
-        }
+    /** Peer restarts and re-placements: which numbering the peer's numbers on this path belong to. */
+    PathNumbering numbering() {
+        return numbering;
     }
 
-    /** The numbering the peer's acknowledgements must have been computed for: see {@link #peerRestarted}. */
-    long numbering() {
-        return numbering;
+    /** Acknowledgements both ways; under this monitor. */
+    Acknowledgements acks() {
+        return acks;
     }
 
     /**
@@ -333,30 +304,6 @@ public final class ConnectionPath {
     }
 
     // ------------------------------------------------------------------------------------------------ connecting
-
-    /**
-     * The peer (the smaller address) connected to us. Taken if the path has no connection, or only our own poke in
-     * flight; refused while another connection is up or closing (the peer retries with backoff).
-     *
-     * @param tc the transport connection the peer opened
-     * @return the handler for the connection, or {@code null} to refuse it
-     */
-    public ConnectionHandler accept(TransportConnection tc) {
-        PathConnection pc;
-        synchronized (this) {
-            if (shutdown || state == PathState.UP || state == PathState.DISCONNECTING) {
-                log.debug("{} path {}: refusing a second connection while {}", connection, index, state);
-                return null;
-            }
-            pc = new PathConnection(this);
-            pc.attach(tc);
-            current = pc;                            // a poke still in flight is now stale
-            state = PathState.CONNECTING;
-            upLocked(pc);
-        }
-        pc.requestTransmit();                        // the congestion map, then whatever queued while down
-        return pc;
-    }
 
     /**
      * Connects now if the path is down: see {@link PathConnector#connectIfDown}.
@@ -403,11 +350,7 @@ public final class ConnectionPath {
     /** The path is up on {@code pc}. Caller holds the monitor; returns the connection to kick. */
     PathConnection upLocked(PathConnection pc) {
         state = PathState.UP;
-        pc.numbering = numbering;
-        if (renumber) {
-            renumber = false;
-            receiver.peerRestarted();
-        }
+        numbering.up(pc);
         connector.up(pc);
         transmitter.queueMap();                      // the map goes first on every new connection
         long now = env.nanoTime();
@@ -466,22 +409,6 @@ public final class ConnectionPath {
         }
     }
 
-    /**
-     * Drops the current connection if it is still {@code tc}, which carried another of the peer's paths: the numbers
-     * this path expects came from that path, so it expects from 0 again. {@link #closed} follows from the transport.
-     */
-    void dropConnection(TransportConnection tc, String reason) {
-        PathConnection pc;
-        synchronized (this) {
-            pc = current;
-            if (pc == null || pc.transport() != tc) {
-                return;
-            }
-            receiver.peerRestarted();
-        }
-        drop(pc, reason);
-    }
-
     /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
     void drop(PathConnection pc, String reason) {
         synchronized (this) {
@@ -494,28 +421,9 @@ public final class ConnectionPath {
         pc.abort();
     }
 
-    /**
-     * Closes {@code pc} in order (FIN: a reset can wedge a 6.1 or 6.12 path) because the peer put it on another of its
-     * paths (PathPlacement#peerPoked). The numbers the peer sent on it were that path's; its messages for this
-     * path, which it may already mark as resent (it wrote them to its pokes, which we refused unread), come with
-     * numbers from its own count, and taken against the old ones they would be dropped as duplicates (scenario 11
-     * on 6.12 lost its first message so). So the next connection expects the peer's numbers from the start. Only if
-     * the path is up on {@code pc} with nothing written and unacknowledged (a resend on the new connection could be
-     * taken twice), checked under the monitor that also ends transmitting on {@code pc}.
-     *
-     * @return whether it closed {@code pc}
-     */
-    boolean dropPlacedElsewhere(PathConnection pc, String reason) {
-        synchronized (this) {
-            if (pc == null || pc != current || state != PathState.UP || queue.hasSent()) {
-                return false;
-            }
-            log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
-            state = PathState.DISCONNECTING;
-            renumber = true;
-        }
-        pc.close();
-        return true;
+    /** The current connection is being closed; {@link #closed} follows from the transport. Caller holds the monitor. */
+    void disconnecting() {
+        state = PathState.DISCONNECTING;
     }
 
     /** The connection the path is up on, or {@code null} if it is not up; any thread. */
@@ -570,9 +478,15 @@ public final class ConnectionPath {
         }
     }
 
+    /** "peer path N", for logs, with no lock. */
+    String name() {
+        return connection + " path " + index;
+    }
+
     @Override
     public synchronized String toString() {
         return connection + " path " + index + " " + state + " " + queue + " nextRx="
-                + Long.toUnsignedString(receiver.nextRxSeq()) + (connection.peerAcks() ? " peer-acks" : "");
+                + Long.toUnsignedString(receiver.nextRxSeq())
+                + (connection.peerAcks().acknowledges() ? " peer-acks" : "");
     }
 }

@@ -44,7 +44,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private MessageReceiver cachedReceiver;
     private int cachedPort = -1;
     private final DeliveryBatch batch;
-    /** The path's numbering when this connection came up, under the path's monitor: see {@link ConnectionPath#peerRestarted}. */
+    /** The path's numbering when this connection came up, under the path's monitor: see {@link PathNumbering}. */
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
     private long readNanos;

@@ -1,5 +1,6 @@
 package org.rds4j.core.conn;
 
+import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -7,8 +8,8 @@ import org.slf4j.LoggerFactory;
 /**
  * How a path gets a transport connection of its own making: who may connect which path, the attempts and their
  * outcomes, the poke of the larger address, and the reconnect backoff (the kernel's {@code rds_connect_worker},
- * {@code rds_queue_reconnect} and the who-connects rules of docs/protocol.md). Connections the peer makes arrive
- * through {@link ConnectionPath#accept}. Everything here runs under the owning path's monitor, which the methods
+ * {@code rds_queue_reconnect} and the who-connects rules of docs/protocol.md); and the connections the peer makes
+ * ({@link #accept}). Everything here runs under the owning path's monitor, which the methods
  * called from outside take themselves.
  */
 final class PathConnector {
@@ -26,6 +27,30 @@ final class PathConnector {
         this.env = connection.env();
         this.index = path.index();
         this.reconnect = new ReconnectTimer(env);
+    }
+
+    /**
+     * The peer (the smaller address) connected to us. Taken if the path has no connection, or only our own poke in
+     * flight; refused while another connection is up or closing (the peer retries with backoff).
+     *
+     * @param tc the transport connection the peer opened
+     * @return the handler for the connection, or {@code null} to refuse it
+     */
+    ConnectionHandler accept(TransportConnection tc) {
+        PathConnection pc;
+        synchronized (path) {
+            PathState state = path.state();
+            if (path.isShutdown() || state == PathState.UP || state == PathState.DISCONNECTING) {
+                log.debug("{}: refusing a second connection while {}", path.name(), state);
+                return null;
+            }
+            pc = new PathConnection(path);
+            pc.attach(tc);
+            path.connecting(pc);                     // a poke still in flight is now stale
+            path.upLocked(pc);
+        }
+        pc.requestTransmit();                        // the congestion map, then whatever queued while down
+        return pc;
     }
 
     /** Whether a reconnect waits for its timer. Caller holds the path's monitor. */

@@ -3,15 +3,18 @@ package org.rds4j.core.conn;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.spi.TransportInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether each of a connection's transport connections sits on the peer's path of the same index, and what is done
- * when it does not. Both ends number each path on their own; a connection the peer took for another of its paths
- * carries that path's numbers and leaves this path's messages waiting on the peer's side. Two cases:
+ * Which path takes a connection the peer opens ({@link #accept}), whether each of a connection's transport
+ * connections sits on the peer's path of the same index, and what is done when it does not. Both ends number each
+ * path on their own; a connection the peer took for another of its paths carries that path's numbers and leaves
+ * this path's messages waiting on the peer's side. Two cases:
  * <ul>
  * <li>we accept, and the peer said SPORT_IDX (kernels from 7.0, rds4j): a connection taken on the first free path
  * before the peer's probe arrived is dropped once its source port names another path ({@link #dropMisplaced});</li>
@@ -45,6 +48,35 @@ final class PathPlacement {
     }
 
     /**
+     * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
+     * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
+     * from 7.0 on do; otherwise the first free path among those in use (path 0 alone until the lanes are agreed), as
+     * 6.1 does. Refused ({@code null}) when that path is busy: the peer tries again.
+     */
+    ConnectionHandler accept(TransportConnection tc) {
+        int n = multipath.lanes();
+        ConnectionHandler h = null;
+        if (n > 1 && multipath.peerEncodesPaths()) {
+            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
+            if (index < n) {
+                h = paths[index].connector().accept(tc);
+            }
+        } else {
+            for (int i = 0; i < n && h == null; i++) {
+                h = paths[i].connector().accept(tc);
+            }
+        }
+        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
+            after(0, this::dropMisplaced);       // a connection taken before SPORT_IDX was known may be in the way
+        }
+        if (h == null) {
+            env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
+            log.debug("{}: refusing {}: no free path for it among {}", connection, tc, n);
+        }
+        return h;
+    }
+
+    /**
      * The peer, the larger address, connected to us: it has messages for a path it sees down. Path 0 connects if it
      * is down. If path 0 is up, either the poke raced our connection's start (the peer's messages for path 0 then
      * arrive on our connection once it takes it), or the peer disagrees: a kernel before 7.0 (no SPORT_IDX) put our
@@ -73,7 +105,7 @@ final class PathPlacement {
      * A poke's check, on the timer: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
      * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
      * path 0 are not coming, and every path in use with nothing unacknowledged closes in order and connects again, to
-     * be placed afresh ({@link ConnectionPath#dropPlacedElsewhere}), path 0 first. Messages unacknowledged on path 0
+     * be placed afresh ({@link PathNumbering#dropPlacedElsewhere}), path 0 first. Messages unacknowledged on path 0
      * postpone the check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
      */
     private void checkPoke(PathConnection pc, long seen, int attempt) {
@@ -81,7 +113,7 @@ final class PathPlacement {
             pokeChecked.compareAndSet(pc, null);
             return;                                  // placed afresh anyway, the peer's messages came (a race), or
         }                                            // its probe since says it places by port
-        if (!paths[0].dropPlacedElsewhere(pc, MISPLACED)) {
+        if (!paths[0].numbering().dropPlacedElsewhere(pc, MISPLACED)) {
             if (attempt < POKE_CHECKS) {                 // messages unacknowledged: look again later
                 after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
             } else {
@@ -91,7 +123,7 @@ final class PathPlacement {
         }
         int lanes = multipath.lanes();
         for (int i = 1; i < lanes; i++) {
-            paths[i].dropPlacedElsewhere(paths[i].upConnection(), MISPLACED);
+            paths[i].numbering().dropPlacedElsewhere(paths[i].upConnection(), MISPLACED);
         }
     }
 
@@ -109,7 +141,7 @@ final class PathPlacement {
             TransportConnection tc = paths[i].transportConnection();
             int port = tc == null ? i : tc.remoteAddress().getPort();
             if (port % TransportInstance.PATH_PORT_MODULUS != i) {
-                paths[i].dropConnection(tc, "the peer's port " + port + " names path "
+                paths[i].numbering().dropConnection(tc, "the peer's port " + port + " names path "
                         + port % TransportInstance.PATH_PORT_MODULUS + ", not " + i);
             }
         }

@@ -74,10 +74,10 @@ final class PathReceiver {
                 return false;
             }
             // Acknowledgements count only from a connection of the peer's current numbering (see peerRestarted).
-            boolean current = from.numbering == path.numbering();
+            boolean current = from.numbering == path.numbering().current();
             if (current && h.ack() != 0) {
-                if (!connection.peerAcks()) {
-                    connection.peerAcks(true);
+                if (!connection.peerAcks().acknowledges()) {
+                    connection.peerAcks().acknowledges(true);
                     log.debug("{}: the peer acknowledges (h_ack)", path);
                 }
                 path.releaseUpTo(h.ack());
@@ -91,12 +91,12 @@ final class PathReceiver {
             boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
             acks.received(sport == 0 && dport == 0, ackRequired);
             if (ackRequired) {
-                connection.peerAcks(true);
+                connection.peerAcks().acknowledges(true);
             }
             if (sport == 0 && current) {
                 long answered = acks.pongArrived(dport);
                 if (answered != Acknowledgements.NOT_OURS) {
-                    connection.peerAnswersPings();
+                    connection.peerAcks().answersPings();
                 }
                 if (answered > 0) {
                     path.releaseUpTo(answered);     // the pong proves the peer had everything before the ping

@@ -59,7 +59,7 @@ final class PathTransmitter {
             }
             CongestionMap map = mapQueued ? connection.localMap() : null;
             mapQueued = false;
-            if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks())) {
+            if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks().acknowledges())) {
                 pc.requestTransmit();                 // bounded pass: the rest after the thread's other work
             }
             lastPassEnd = sink.streamOffset();
@@ -77,7 +77,8 @@ final class PathTransmitter {
     void transmitted(PathConnection pc, long streamOffset) {
         PathConnection kick = null;
         synchronized (path) {
-            if (pc == path.currentConnection() && streamOffset >= lastPassEnd && !connection.peerAcks()) {
+            if (pc == path.currentConnection() && streamOffset >= lastPassEnd
+                    && !connection.peerAcks().acknowledges()) {
                 kick = ackRequests.request(false);
             }
         }

@@ -353,7 +353,7 @@ final class PathHarness {
             return null;
         }
         FakeTransport.FakeConnection c = transport.newConnection(false, local, peer);
-        ConnectionHandler h = path.accept(c);
+        ConnectionHandler h = path.connector().accept(c);
         if (mState == PathState.UP || mState == PathState.DISCONNECTING) {
             expect(h == null, "a second connection is refused while " + mState);
             return null;
@@ -753,7 +753,7 @@ final class PathHarness {
         }
         expect(periodic == (mMaintenance ? 1 : 0), periodic + " maintenance timers while " + mState);
         expect(path.nextRxSeq() == mNextRx, "nextRxSeq " + path.nextRxSeq() + ", model " + mNextRx);
-        expect(connection.peerAcks() == mPeerAcks, "peerAcks, model " + mPeerAcks);
+        expect(connection.peerAcks().acknowledges() == mPeerAcks, "peerAcks, model " + mPeerAcks);
         expect(env.counters.get(Counter.RECV_DROP_NO_SOCK) == 0,
                 "no data message reached a socket");
         expect(owner.releasedCount == owner.released.size(), "released counts " + owner.releasedCount

@@ -1,7 +1,6 @@
 package org.rds4j.core;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EintrException;
 import org.rds4j.RdsDatagram;
@@ -9,6 +8,7 @@ import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.PeerReceiveBudget;
 import org.rds4j.core.util.GrowingPool;
+import org.rds4j.core.util.WaitQueue;
 
 /**
  * A socket's receive side: arrivals queued for {@code receive()}, the notifications returned ahead of them, the
@@ -26,7 +26,7 @@ final class ReceiveQueue {
 
     private final CoreSocket socket;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition readable = lock.newCondition();
+    private final WaitQueue readable = new WaitQueue();
     private final GrowingPool<Arrival> pool = new GrowingPool<>(POOL_INITIAL, POOL_MAX, Arrival::new);
 
     // Guarded by lock.
@@ -281,11 +281,7 @@ final class ReceiveQueue {
                 }
                 waiting++;
                 try {
-                    if (left == Long.MAX_VALUE) {
-                        readable.await();
-                    } else {
-                        readable.awaitNanos(left);
-                    }
+                    readable.await(lock, left);
                 } finally {
                     waiting--;
                 }

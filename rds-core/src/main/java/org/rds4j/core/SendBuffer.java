@@ -2,13 +2,13 @@ package org.rds4j.core;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
 import org.rds4j.EintrException;
 import org.rds4j.EtimedoutException;
 import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.util.WaitQueue;
 
 /**
  * A socket's send budget: payload bytes (and messages) queued and not yet released by the peer. The kernel's
@@ -16,7 +16,7 @@ import org.rds4j.core.RdsCounters.Counter;
  * the last one may overshoot.
  *
  * <p>The common case takes no lock: a sender reserves with one compare-and-set, the I/O thread releases with one
- * atomic add per acknowledgement batch. The lock and its condition are only for senders that must wait (a full
+ * atomic add per acknowledgement batch. The lock and its wait queue are only for senders that must wait (a full
  * budget) and {@link #awaitEmpty}; a releaser takes it only when someone waits. The waiter counts itself before it
  * re-checks the budget and the releaser subtracts before it reads the count (both volatile), so no wake-up is lost.
  */
@@ -24,7 +24,7 @@ final class SendBuffer {
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong messages = new AtomicLong();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    private final WaitQueue changed = new WaitQueue();
     private final RdsCounters counters;
     private volatile int waiters;
     private volatile long budget;
@@ -104,7 +104,7 @@ final class SendBuffer {
                 if (left <= 0) {
                     throw new EtimedoutException("the send buffer stayed full for SO_SNDTIMEO");
                 }
-                changed.awaitNanos(left);
+                changed.await(lock, left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -137,7 +137,7 @@ final class SendBuffer {
                 if (left <= 0) {
                     return false;
                 }
-                changed.awaitNanos(left);
+                changed.await(lock, left);
             }
             return true;
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EintrException;
 import org.rds4j.RdsDatagram;
@@ -85,6 +86,7 @@ final class ReceiveQueue {
      */
     int deliver(Arrival first, Arrival last, int count, long bytes) {
         boolean mapChanged = false;
+        Thread wake = null;
         lock.lock();
         try {
             if (closed) {
@@ -113,11 +115,14 @@ final class ReceiveQueue {
                 if (count > 1 && waiting > 1) {
                     readable.signalAll();
                 } else {
-                    readable.signal();
+                    wake = readable.signalAfterUnlock();
                 }
             }
         } finally {
             lock.unlock();
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake);                // after the lock: the reader wakes into a free lock
         }
         return mapChanged ? 1 : 0;
     }

@@ -102,6 +102,25 @@ public final class WaitQueue {
         }
     }
 
+    /**
+     * Takes the longest waiting thread out of the queue as signalled, without unparking it: the caller unparks it
+     * ({@link LockSupport#unpark}) once it has released the lock, so that the waiter does not wake into a lock still
+     * held, block on it, and allocate the lock's queue node (seen in an allocation profile of {@code ./rds4j bench}
+     * once the reader's own wait allocated nothing). An early unpark is harmless: every park here re-checks.
+     * Under the lock.
+     *
+     * @return the thread to unpark after the lock is released, or {@code null} if none waits
+     */
+    public Thread signalAfterUnlock() {
+        Node n = head;
+        if (n == null) {
+            return null;
+        }
+        unlink(n);
+        n.woken = true;
+        return n.thread;
+    }
+
     /** Wakes every waiting thread. Under the lock. */
     public void signalAll() {
         while (head != null) {

@@ -184,6 +184,23 @@ class WaitQueueTest {
     }
 
     @Test
+    void aWaiterSignalledForUnparkAfterTheUnlockWakesWhenUnparked() throws Exception {
+        CompletableFuture<String> w = waiter(Long.MAX_VALUE);
+        awaitWaiters(1);
+        Thread t;
+        lock.lock();
+        try {
+            t = queue.signalAfterUnlock();
+            assertEquals(0, queue.waiters());
+            assertEquals(null, queue.signalAfterUnlock(), "nobody else waits");
+        } finally {
+            lock.unlock();
+        }
+        LockSupport.unpark(t);
+        assertEquals("returned", result(w));
+    }
+
+    @Test
     void awaitRefusesALockHeldTwice() {
         lock.lock();
         lock.lock();

@@ -19,6 +19,9 @@ public final class Contenders {
     /** The multipath contenders' I/O threads: one per available processor. */
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     private static final String PER_CORE = " (the available processors)";
+    private static final int BIG_BUFFERS = 4 << 20;
+    private static final String BIG_BUFFERS_WHY = " (the largest send buffer Linux's TCP autotuning gives the NIO"
+            + " sockets by default), where the other rds4j contenders keep the default 212,992";
 
     private Contenders() {
     }
@@ -35,6 +38,11 @@ public final class Contenders {
                 new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
                 Rds4jContender.tls("rds4j-tcp-tls"),
                 new Rds4jContender("loopback"),
+                // The same with 4 MiB socket buffers: as much as Linux's TCP autotuning lets the NIO and Netty
+                // contenders' socket send buffers grow (tcp_wmem's default maximum), where rds4j's default is the
+                // kernel RDS socket's (wmem_default, 212,992 bytes).
+                Rds4jContender.socketBuffers("rds4j-tcp-4m", "tcp", BIG_BUFFERS, BIG_BUFFERS_WHY),
+                Rds4jContender.socketBuffers("rds4j-loopback-4m", "loopback", BIG_BUFFERS, BIG_BUFFERS_WHY),
                 // Issue 10's multipath: 8 socket pairs over one TCP connection or eight, with an I/O thread per core
                 // (so that the eight paths are spread over them), and with the transport's default single I/O thread.
                 Rds4jContender.multipath("rds4j-tcp-8x1path", 8, 1, CORES, PER_CORE),

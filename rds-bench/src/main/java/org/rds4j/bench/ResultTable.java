@@ -59,7 +59,7 @@ final class ResultTable {
             cells.add(ratio(r.msgsPerSecond(), ref == null ? Double.NaN : ref.msgsPerSecond()));
             cells.add(ratio(r.p50Micros(), ref == null ? Double.NaN : ref.p50Micros()));
             cells.add(ratio(r.cpuSecondsPerMillion(), ref == null ? Double.NaN : ref.cpuSecondsPerMillion()));
-            Row ipc = r.contender().equals("rds4j-loopback") ? aeronIpc.get(r.size()) : null;
+            Row ipc = r.contender().startsWith("rds4j-loopback") ? aeronIpc.get(r.size()) : null;
             cells.add(ratio(r.msgsPerSecond(), ipc == null ? Double.NaN : ipc.msgsPerSecond()));
             if (spreads) {
                 cells.add(fixed(r.msgsSpreadPct(), 1));

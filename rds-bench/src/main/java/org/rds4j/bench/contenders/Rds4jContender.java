@@ -46,6 +46,8 @@ public final class Rds4jContender implements Contender {
     private final String detail;
     /** Whether the stacks talk over TLS ({@link #tls}): both get the benchmark's key and a second free port. */
     private boolean tls;
+    /** SO_SNDBUF and SO_RCVBUF of every socket ({@link #socketBuffers}), or 0: the stack's default. */
+    private int socketBuffer;
 
     /** rds4j with the default stack settings over {@code transport}, named {@code rds4j-TRANSPORT}. */
     public Rds4jContender(String transport) {
@@ -88,6 +90,18 @@ public final class Rds4jContender implements Contender {
     }
 
     /**
+     * The default stacks over {@code transport}, every socket with SO_SNDBUF and SO_RCVBUF of {@code bytes} (at least
+     * four messages still). The send budget is half of SO_SNDBUF and is given back only when the peer acknowledges,
+     * so at 8 KiB and above it, not the path's code, can bound a single socket's throughput (docs/performance.md).
+     */
+    public static Rds4jContender socketBuffers(String name, String transport, int bytes, String why) {
+        Rds4jContender c = new Rds4jContender(transport, name, UnaryOperator.identity(), 1,
+                RdsStackConfig.builder().build().paths(), ", SO_SNDBUF and SO_RCVBUF " + bytes + " bytes" + why);
+        c.socketBuffer = bytes;
+        return c;
+    }
+
+    /**
      * The default stacks over TCP inside TLS (issue 12): mutual authentication with one self-signed key (see
      * BenchTls), TLS 1.3 with the JDK's provider, on a port of its own.
      */
@@ -115,7 +129,7 @@ public final class Rds4jContender implements Contender {
     public Link open(int maxMessageSize) throws IOException {
         InetAddress hostA = InetAddress.getByName("127.0.0.1");
         InetAddress hostB = InetAddress.getByName("127.0.0.2");
-        int buffer = Math.max(RdsStackConfig.DEFAULT_SOCKET_BUFFER, 4 * maxMessageSize);
+        int buffer = Math.max(socketBuffer > 0 ? socketBuffer : RdsStackConfig.DEFAULT_SOCKET_BUFFER, 4 * maxMessageSize);
         IOException last = null;
         // The free port is found by asking the kernel, then released: another process may take it in between.
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {

@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * {@code rds4j bench}: the comparison table (see {@link Bench}), or with {@code --jmh} the JMH microbenchmarks of
@@ -44,8 +45,12 @@ public final class BenchMain {
             org.openjdk.jmh.Main.main(o.jmhArgs);
             return 0;
         }
+        // Read before the run: the report describes the code that was measured, and the files it writes at the end
+        // (docs/performance.svg first) would otherwise count as uncommitted changes.
+        List<String> machine = o.markdown != null
+                ? MachineInfo.describe(Path.of(System.getProperty("rds4j.root", "."))) : List.of();
         Bench.Outcome outcome = Bench.run(o, out, err);
-        write(outcome, o, argv, out);
+        write(outcome, o, argv, machine, out);
         if (!outcome.allOk()) {
             err.println("rds4j bench: some cells FAILED (see the table)");
             return 1;
@@ -53,8 +58,8 @@ public final class BenchMain {
         return 0;
     }
 
-    private static void write(Bench.Outcome outcome, BenchOptions o, String[] argv, PrintStream out)
-            throws IOException {
+    private static void write(Bench.Outcome outcome, BenchOptions o, String[] argv, List<String> machine,
+            PrintStream out) throws IOException {
         String csv = CsvReport.of(outcome.runs(), outcome.medians());
         if (o.csv != null) {
             writeFile(o.csv, csv, out);
@@ -71,10 +76,9 @@ public final class BenchMain {
         }
         if (o.markdown != null) {
             String command = System.getProperty("rds4j.bench.command", "rds4j bench " + String.join(" ", argv));
-            Path checkout = Path.of(System.getProperty("rds4j.root", "."));
             Path base = o.markdown.toAbsolutePath().getParent();
             String link = base.relativize(svg.toAbsolutePath()).toString();
-            writeFile(o.markdown, MarkdownReport.of(outcome, o, command, checkout, link, csv), out);
+            writeFile(o.markdown, MarkdownReport.of(outcome, o, command, machine, link, csv), out);
         }
     }
 

@@ -1,6 +1,5 @@
 package org.rds4j.bench;
 
-import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -10,7 +9,8 @@ final class MarkdownReport {
     private MarkdownReport() {
     }
 
-    static String of(Bench.Outcome outcome, BenchOptions o, String command, Path checkout, String svgLink,
+    /** {@code machine}: {@link MachineInfo#describe}, read before the run. */
+    static String of(Bench.Outcome outcome, BenchOptions o, String command, List<String> machine, String svgLink,
             String csv) {
         StringBuilder b = new StringBuilder();
         b.append("# rds4j performance\n\n");
@@ -21,7 +21,7 @@ final class MarkdownReport {
             b.append("> ").append(o.note).append("\n\n");
         }
         b.append("## Machine\n\n");
-        for (String line : MachineInfo.describe(checkout)) {
+        for (String line : machine) {
             b.append("- ").append(line).append('\n');
         }
         b.append("\n## Contenders\n\n");

@@ -361,6 +361,7 @@ public final class ConnectionPath {
             // that waited for the connection: a kernel still using the number of paths of our previous run would
             // put its answers to that data on a path we never open (6.12 did, in the suite's scenario 7b).
             probeSent = true;
+            queue.dropUnwrittenProbes();             // an earlier connection's, which never left
             queue.addAheadOfInbox(pings.probe());
         }
         maintenance.start(now);

@@ -651,7 +651,9 @@ final class PathHarness {
         mUnproven++;
         mPending = false;
         mCongQueued = true;
-        // the multipath probe on every UP of path 0, as kernels from 7.0 do (the peer's offer and generation again)
+        // the multipath probe on every UP of path 0, as kernels from 7.0 do (the peer's offer and generation again);
+        // an earlier connection's probe that was never written goes (written ones are resent, marked retransmitted)
+        mSend.removeIf(seq -> "probe".equals(mProtocol.get(seq)) && !mRetransmit.contains(seq));
         mProtocol.put(mNextTx, "probe");
         mSend.addLast(mNextTx++);
         List<VirtualScheduler.Task> h = env.scheduler.history();

@@ -10,7 +10,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SelectStrategy;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
@@ -128,18 +127,22 @@ public final class TcpTransportInstance implements TransportInstance {
 
         boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
         this.epoll = wantNative && Epoll.isAvailable();
-        // Busy-poll: the I/O threads spin on epoll_wait with a zero timeout instead of sleeping in it (Netty's
-        // BUSY_WAIT strategy, which only the epoll transport implements).
+        // How the epoll I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their
+        // last work, then sleep in epoll_wait; busy-poll spins briefly and then yields for ever, never sleeping.
         boolean busyPoll = config.busyPoll() && epoll;
+        long yieldNanos = busyPoll ? BackoffSelectStrategy.FOREVER
+                : intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0) * 1_000L;
+        long spinNanos = busyPoll ? BackoffSelectStrategy.BUSY_POLL_SPIN_NANOS : 0;
         IoHandlerFactory ioHandler = !epoll ? NioIoHandler.newFactory()
-                : busyPoll ? EpollIoHandler.newFactory(0, () -> (selectSupplier, hasTasks) -> SelectStrategy.BUSY_WAIT)
+                : yieldNanos > 0 ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(spinNanos, yieldNanos))
                 : EpollIoHandler.newFactory();
         if (config.busyPoll() && !epoll) {
             log.warn("stack {}: busy-poll needs native epoll, which is not in use; the TCP I/O threads will sleep"
                     + " in select as usual", stackName);
         }
         String why = (epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause()
-                + ")" : "NIO (tcp.native=false)") + (busyPoll ? ", busy-polling" : "");
+                + ")" : "NIO (tcp.native=false)") + (busyPoll ? ", busy-polling"
+                : epoll && yieldNanos > 0 ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
         if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
             log.info("rds4j TCP transport uses {}", why);
         } else {

@@ -1,0 +1,74 @@
+package org.rds4j.transport.tcp;
+
+import io.netty.channel.SelectStrategy;
+import io.netty.util.IntSupplier;
+
+/**
+ * How an epoll I/O thread waits once it has nothing to do, in the manner of Aeron's backoff idle strategy: for
+ * {@code spinNanos} after its last work it polls epoll without blocking and checks its task queue in a tight loop,
+ * then for {@code yieldNanos} more it does the same but gives the core up ({@link Thread#yield()}) between checks,
+ * and only then sleeps in {@code epoll_wait} as Netty's default strategy does. With {@link #FOREVER} as the yield
+ * time it never sleeps (busy-poll).
+ *
+ * <p>Why yield before sleeping: on a machine with fewer cores than busy threads a wake-up is the expensive part of a
+ * hand-off (the scheduler has to pick the sleeping thread again), and the reply to what an I/O thread just wrote or
+ * delivered usually comes back within a round trip. A thread that is still yielding when it comes takes it without
+ * being woken, and a thread that yields lets every thread with work run first, so the yielding costs only CPU that
+ * nobody else wanted. Measured in docs/threading.md.
+ *
+ * <p>Why never a long pure spin: a thread that never gives its core up makes a woken thread wait for the scheduler's
+ * time slice. Busy-poll spinning in native code (Netty's {@code BUSY_WAIT}) made every round trip on the project's
+ * 2-core machine take 8 ms.
+ *
+ * <p>Each turn is one zero-timeout {@code epoll_wait} and one clock read. One instance per event loop, used only by
+ * its thread.
+ */
+final class BackoffSelectStrategy implements SelectStrategy {
+    /** A yield time that never ends: the thread never sleeps (busy-poll). */
+    static final long FOREVER = Long.MAX_VALUE;
+    /**
+     * How long an idle I/O thread yields before it sleeps unless {@code tcp.yieldMicros} says otherwise: longer than
+     * a round trip on a busy 2-core machine (about 60 us for raw NIO's), so the reply to what it just handled finds
+     * it awake.
+     */
+    static final int DEFAULT_YIELD_MICROS = 100;
+    /** Busy-poll's pure spin after the last work, before it starts yielding. */
+    static final long BUSY_POLL_SPIN_NANOS = 20_000;
+
+    private final long spinNanos;
+    private final long yieldNanos;
+    private long lastWork = System.nanoTime();
+
+    /**
+     * @param spinNanos how long after its last work the thread spins without yielding, at least 0
+     * @param yieldNanos how long after that it yields between checks before it sleeps, at least 0, or {@link #FOREVER}
+     */
+    BackoffSelectStrategy(long spinNanos, long yieldNanos) {
+        if (spinNanos < 0 || yieldNanos < 0) {
+            throw new IllegalArgumentException("spin and yield times must be at least 0, were " + spinNanos + " and "
+                    + yieldNanos + " ns");
+        }
+        this.spinNanos = spinNanos;
+        this.yieldNanos = yieldNanos;
+    }
+
+    @Override
+    public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+        int ready = selectNow.get();
+        long now = System.nanoTime();
+        if (ready > 0 || hasTasks) {
+            lastWork = now;
+            return ready;                               // Netty handles the events, then runs the tasks
+        }
+        long idle = now - lastWork;
+        if (idle < spinNanos) {
+            Thread.onSpinWait();
+            return SelectStrategy.CONTINUE;             // the loop again: its tasks, then this check
+        }
+        if (yieldNanos == FOREVER || idle - spinNanos < yieldNanos) {
+            Thread.yield();
+            return SelectStrategy.CONTINUE;
+        }
+        return SelectStrategy.SELECT;                   // sleeps; a submitted task wakes it through the eventfd
+    }
+}

@@ -2,6 +2,8 @@ package org.rds4j.tools;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
@@ -14,24 +16,30 @@ import org.rds4j.RdsStackConfig;
  * one, because only a stack of their own can have a chosen TCP port and address.
  */
 final class NetOptions {
-    static final Set<String> VALUE_OPTIONS = Set.of("tcp-port", "transport", "sndbuf", "rcvbuf");
+    static final Set<String> VALUE_OPTIONS = Set.of("tcp-port", "transport", "sndbuf", "rcvbuf", "property");
     static final String USAGE = ""
             + "  --tcp-port P     TCP port of the RDS/TCP transport, the same at both ends (default "
             + RdsStackConfig.RDS_TCP_PORT + ")\n"
             + "  --transport T    tcp or loopback (default tcp)\n"
             + "  --sndbuf BYTES   SO_SNDBUF of the socket (default the stack's, 212992)\n"
-            + "  --rcvbuf BYTES   SO_RCVBUF of the socket (default the stack's, 212992)\n";
+            + "  --rcvbuf BYTES   SO_RCVBUF of the socket (default the stack's, 212992)\n"
+            + "  --property K=V[,K=V...]\n"
+            + "                   settings of the tool's stack (RdsStackConfig.property), such as\n"
+            + "                   tcp.ioThreads=2 or tcp.yieldMicros=0; docs/tools.md lists them\n";
 
     final int tcpPort;
     final String transport;
     final int sndbuf;
     final int rcvbuf;
+    /** {@code --property}: the stack's transport properties, in the order given. */
+    final Map<String, String> properties;
 
-    private NetOptions(int tcpPort, String transport, int sndbuf, int rcvbuf) {
+    private NetOptions(int tcpPort, String transport, int sndbuf, int rcvbuf, Map<String, String> properties) {
         this.tcpPort = tcpPort;
         this.transport = transport;
         this.sndbuf = sndbuf;
         this.rcvbuf = rcvbuf;
+        this.properties = properties;
     }
 
     static NetOptions from(Args args) throws UsageException {
@@ -43,17 +51,34 @@ final class NetOptions {
                 args.intValue("tcp-port", RdsStackConfig.RDS_TCP_PORT, 1, 65535),
                 transport,
                 args.intValue("sndbuf", 0, 1, Integer.MAX_VALUE),
-                args.intValue("rcvbuf", 0, 1, Integer.MAX_VALUE));
+                args.intValue("rcvbuf", 0, 1, Integer.MAX_VALUE),
+                properties(args.string("property", "")));
+    }
+
+    private static Map<String, String> properties(String spec) throws UsageException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String pair : spec.split(",")) {
+            if (pair.isBlank()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException("--property takes KEY=VALUE pairs separated by commas, got '" + pair + "'");
+            }
+            out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return out;
     }
 
     /** A new stack owning {@code address}, with this TCP port and transport; the caller closes it. */
     RdsStack createStack(String name, InetAddress address) {
-        return RdsStack.create(RdsStackConfig.builder()
+        RdsStackConfig.Builder b = RdsStackConfig.builder()
                 .name(name)
                 .address(address)
                 .tcpPort(tcpPort)
-                .defaultTransport(transport)
-                .build());
+                .defaultTransport(transport);
+        properties.forEach(b::property);
+        return RdsStack.create(b.build());
     }
 
     /** Opens an unbound socket on {@code stack} with this transport and the buffer sizes given, if any. */

@@ -40,6 +40,7 @@ public final class Contenders {
                 new Rds4jContender("tcp", "rds4j-tcp-sleep", b -> b.property("tcp.yieldMicros", "0")),
                 Rds4jContender.tls("rds4j-tcp-tls"),
                 new Rds4jContender("loopback"),
+                new Rds4jContender("loopback", "rds4j-loopback-sleep", b -> b.property("loopback.yieldMicros", "0")),
                 // The same with 4 MiB socket buffers: as much as Linux's TCP autotuning lets the NIO and Netty
                 // contenders' socket send buffers grow (tcp_wmem's default maximum), where rds4j's default is the
                 // kernel RDS socket's (wmem_default, 212,992 bytes).

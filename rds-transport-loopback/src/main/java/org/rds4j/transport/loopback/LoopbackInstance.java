@@ -7,7 +7,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +37,8 @@ final class LoopbackInstance implements TransportInstance {
         // per delivery. Most tasks are an endpoint's preallocated "transmit" or "deliver", queued once while
         // pending, so the queue never comes near full; if it did, another thread waits for room, and the stack's own
         // thread (which must not wait for itself) runs the task at once.
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(1 << 16),
+        long yieldNanos = yieldMicros(host.config().property("loopback.yieldMicros", "100")) * 1_000L;
+        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new YieldingTaskQueue(1 << 16, yieldNanos),
                 r -> {
                     Thread t = new Thread(r, name);
                     t.setDaemon(true);
@@ -48,6 +48,19 @@ final class LoopbackInstance implements TransportInstance {
     }
 
     private volatile Thread loopThread;
+
+    private static long yieldMicros(String value) {
+        try {
+            long v = Long.parseLong(value.trim());
+            if (v >= 0 && v <= 1_000_000) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("loopback.yieldMicros must be a whole number of microseconds from 0 to"
+                + " 1000000, was \"" + value + "\"");
+    }
 
     private void queueFull(Runnable task, ThreadPoolExecutor pool) {
         if (pool.isShutdown()) {

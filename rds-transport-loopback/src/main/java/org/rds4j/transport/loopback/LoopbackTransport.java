@@ -11,7 +11,9 @@ import org.rds4j.core.spi.TransportInstance;
  * reset. The core runs exactly as over TCP, so unit tests with this transport exercise the real protocol.
  *
  * <p>Any unicast address can be bound, so tests can build hosts such as 10.0.0.1 and 10.0.0.2 without touching the
- * network. Properties: {@code loopback.highWaterMark} (bytes in flight before the sender is paused, default 1 MiB).
+ * network. Properties: {@code loopback.highWaterMark} (bytes in flight before the sender is paused, default 1 MiB),
+ * {@code loopback.yieldMicros} (how long the stack's idle loopback thread yields and looks for work before it parks,
+ * default 100; 0 parks at once).
  */
 public final class LoopbackTransport implements RdsTransport {
     /** The transport's name, for {@code SO_RDS_TRANSPORT} and {@code RdsStackConfig.defaultTransport}. */

@@ -5,13 +5,15 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.rds4j.EbadfException;
 import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
 
 /**
  * One requesting socket of the stress test: keeps up to {@code depth} pattern messages outstanding towards its
  * echoing peer, and checks that each echo is the oldest outstanding message, intact, from the right peer.
  *
- * <p>The hot loop allocates nothing: one reused send buffer, and send times in a ring indexed by sequence number
+ * <p>The hot loop allocates nothing: one reused send buffer, one reused receive buffer ({@code receive(ByteBuffer,
+ * RdsMessageInfo, flags)}), and send times in a ring indexed by sequence number
  * (echoes return in order, so the ring slot of the oldest outstanding message is always still valid).
  */
 final class StressRequester implements Runnable {
@@ -21,6 +23,8 @@ final class StressRequester implements Runnable {
     private final int size;
     private final StressStats stats;
     private final ByteBuffer buffer;
+    private final ByteBuffer echoBuffer;
+    private final RdsMessageInfo info = new RdsMessageInfo();
     private final long[] sentAt;
     private volatile boolean sending = true;
     private volatile boolean finished;
@@ -32,6 +36,7 @@ final class StressRequester implements Runnable {
         this.size = size;
         this.stats = stats;
         this.buffer = ByteBuffer.allocate(size);
+        this.echoBuffer = ByteBuffer.allocateDirect(Math.max(size, 1));
         this.sentAt = new long[depth];
     }
 
@@ -62,12 +67,14 @@ final class StressRequester implements Runnable {
                 if (nextEcho == nextSend) {
                     return;
                 }
-                RdsDatagram echo = socket.receive();
+                echoBuffer.clear();
+                int got = socket.receive(echoBuffer, info, 0);
                 long now = System.nanoTime();
-                if (!check(echo, nextEcho)) {
+                echoBuffer.flip();
+                if (!check(got, nextEcho)) {
                     return;
                 }
-                stats.delivered(echo.length());
+                stats.delivered(got);
                 stats.roundTrip(now - sentAt[(int) (nextEcho % depth)]);
                 nextEcho++;
             }
@@ -82,16 +89,18 @@ final class StressRequester implements Runnable {
         }
     }
 
-    private boolean check(RdsDatagram echo, long expected) {
-        if (!echo.source().equals(peer)) {
-            stats.error(Endpoints.format(socket.localAddress()) + ": unexpected message from "
-                    + Endpoints.format(echo.source()) + ", expected echoes from " + Endpoints.format(peer));
+    private boolean check(int got, long expected) {
+        if (info.kind() != RdsDatagram.Kind.DATA || !info.source().equals(peer)) {
+            stats.error(Endpoints.format(socket.localAddress()) + ": unexpected " + info.kind() + " from "
+                    + (info.source() == null ? "the stack" : Endpoints.format(info.source()))
+                    + ", expected echoes from " + Endpoints.format(peer));
             return false;
         }
-        long claimed = PayloadPattern.claimedSequence(echo.payload());
-        if (echo.length() != size || !PayloadPattern.matches(claimed, expected, size)) {
+        long claimed = PayloadPattern.claimedSequence(echoBuffer);
+        if (info.length() != size || info.truncated() || got != size
+                || !PayloadPattern.matches(claimed, expected, size)) {
             stats.error(Endpoints.format(socket.localAddress()) + ": expected echo of message " + expected + " ("
-                    + size + " bytes), got " + describe(claimed, echo.length()));
+                    + size + " bytes), got " + describe(claimed, info.length()));
             return false;
         }
         return true;

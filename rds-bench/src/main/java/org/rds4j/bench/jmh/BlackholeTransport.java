@@ -34,6 +34,9 @@ import org.rds4j.core.wire.RdsHeader;
  *       {@code onBytes}, an ack-only frame (header only: {@code h_ack} = the highest sequence written, ports 0,
  *       flags 0), as an rds4j or kernel peer would acknowledge them; the core then releases the messages and
  *       the send budget never fills.</li>
+ *   <li>Optionally ({@link Instance#handOff}), {@code requestTransmit} only marks the transmit pending, as a real
+ *       transport hands it to its I/O thread, and a thread of the benchmark's runs it with
+ *       {@link Conn#runTransmits}: the send path across two threads, as in a stack.</li>
  *   <li>Incoming connections are made by the benchmark itself ({@link Instance#acceptFrom}), through
  *       {@link TransportHost#accept} like any transport's listener; the benchmark then feeds bytes with
  *       {@link Conn#feed}.</li>
@@ -80,6 +83,7 @@ public final class BlackholeTransport implements RdsTransport {
         private final TransportHost host;
         private final Map<InetAddress, Conn> outgoing = new ConcurrentHashMap<>();
         private volatile int autoAckEvery;
+        private volatile boolean handOff;
 
         Instance(TransportHost host) {
             this.host = host;
@@ -90,6 +94,17 @@ public final class BlackholeTransport implements RdsTransport {
             autoAckEvery = n;
             for (Conn c : outgoing.values()) {
                 c.autoAck(n);
+            }
+        }
+
+        /**
+         * With {@code true}, transmits the core asks for on every outgoing connection (present and future) wait for
+         * {@link Conn#runTransmits} on another thread instead of running on the asking one.
+         */
+        public void handOff(boolean on) {
+            handOff = on;
+            for (Conn c : outgoing.values()) {
+                c.handOff = on;
             }
         }
 
@@ -137,6 +152,7 @@ public final class BlackholeTransport implements RdsTransport {
         public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
             Conn c = new Conn(new InetSocketAddress(local, PORT), new InetSocketAddress(peer, PORT));
             c.autoAck(autoAckEvery);
+            c.handOff = handOff;
             outgoing.put(peer, c);
             host.scheduler().execute(() -> {
                 c.lock.lock();
@@ -169,6 +185,8 @@ public final class BlackholeTransport implements RdsTransport {
         private final AtomicBoolean transmitPending = new AtomicBoolean();
         private final AtomicBoolean closed = new AtomicBoolean();
         volatile ConnectionHandler handler;
+        /** Transmits wait for {@link #runTransmits} instead of running on the thread that asks. */
+        volatile boolean handOff;
 
         // Under lock.
         private long written;
@@ -243,8 +261,28 @@ public final class BlackholeTransport implements RdsTransport {
 
         @Override
         public void requestTransmit() {
+            if (handOff) {
+                if (!transmitPending.get()) { // already asked: one volatile read, as the real transports do
+                    transmitPending.set(true);
+                }
+                return;
+            }
             transmitPending.set(true);
             runPending();
+        }
+
+        /**
+         * Runs the transmits asked for since the last call (and the acknowledgements they earn), on the calling
+         * thread: a pretend I/O thread's poll.
+         *
+         * @return whether there was anything to run
+         */
+        public boolean runTransmits() {
+            if (!transmitPending.get()) {
+                return false;
+            }
+            runPending();
+            return true;
         }
 
         /** Runs requested transmits (and the acks they earn) unless a handler call is already under way. */

@@ -21,20 +21,22 @@ import org.rds4j.core.RdsCounters.Counter;
  * path's monitor, which makes the inbox single-consumer.
  */
 final class SendQueue {
-    private static final VarHandle INBOX;
-
-    static {
-        try {
-            INBOX = MethodHandles.lookup().findVarHandle(SendQueue.class, "inbox", OutgoingMessage.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(OutgoingMessage[].class);
+    /**
+     * Where the inbox's top sits in {@link #inbox}: 96 bytes after the array's first cell and 92 before its end
+     * (4-byte references), so no other field shares its cache line.
+     */
+    private static final int TOP = 24;
 
     private final InetAddress peer;
     private final RdsCounters counters;
-    /** Messages pushed by application threads, newest first (a Treiber stack, taken whole). */
-    @SuppressWarnings("unused") private volatile OutgoingMessage inbox;
+    /**
+     * Messages pushed by application threads, newest first (a Treiber stack, taken whole): its top is the one cell
+     * {@link #TOP} of this array, which is padding around it. Senders compare-and-set the top on every send; as a
+     * field it shared a cache line with {@link #nextSeq}, which the I/O thread writes for every message it numbers,
+     * so each of those writes cost the next sender a cache miss (and the reverse).
+     */
+    private final OutgoingMessage[] inbox = new OutgoingMessage[2 * TOP];
     private final ArrayDeque<OutgoingMessage> unsent = new ArrayDeque<>();
     private final ArrayDeque<OutgoingMessage> sent = new ArrayDeque<>();
     private int pongsHeld;
@@ -49,14 +51,18 @@ final class SendQueue {
     void push(OutgoingMessage m) {
         OutgoingMessage top;
         do {
-            top = inbox;
+            top = inboxTop();
             m.next = top;
-        } while (!INBOX.compareAndSet(this, top, m));
+        } while (!CELL.compareAndSet(inbox, TOP, top, m));
+    }
+
+    private OutgoingMessage inboxTop() {
+        return (OutgoingMessage) CELL.getVolatile(inbox, TOP);
     }
 
     /** Moves the inbox onto the send queue, oldest first, numbering the messages. */
     void takeInbox() {
-        OutgoingMessage m = (OutgoingMessage) INBOX.getAndSet(this, (OutgoingMessage) null);
+        OutgoingMessage m = (OutgoingMessage) CELL.getAndSet(inbox, TOP, (OutgoingMessage) null);
         if (m == null) {
             return;
         }
@@ -156,7 +162,7 @@ final class SendQueue {
 
     /** Whether anything waits to be written, in the inbox or the send queue. */
     boolean hasUnsent() {
-        return !unsent.isEmpty() || inbox != null;
+        return !unsent.isEmpty() || inboxTop() != null;
     }
 
     boolean hasSent() {
@@ -190,7 +196,7 @@ final class SendQueue {
      */
     long[] census() {
         long[] c = new long[4];
-        for (OutgoingMessage m = inbox; m != null; m = m.next) {
+        for (OutgoingMessage m = inboxTop(); m != null; m = m.next) {
             c[0]++;
             c[1] += m.length();
         }
@@ -372,6 +378,6 @@ final class SendQueue {
     @Override
     public String toString() {
         return "nextTx=" + Long.toUnsignedString(nextSeq) + " queued=" + unsent.size()
-                + (inbox != null ? "+inbox" : "") + " sent=" + sent.size();
+                + (inboxTop() != null ? "+inbox" : "") + " sent=" + sent.size();
     }
 }

@@ -16,30 +16,27 @@ import java.util.function.Supplier;
 public final class BoundedPool<T> {
     private static final VarHandle SEQ = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle ITEM = MethodHandles.arrayElementVarHandle(Object[].class);
-    private static final VarHandle HEAD;
-    private static final VarHandle TAIL;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            HEAD = l.findVarHandle(BoundedPool.class, "head", long.class);
-            TAIL = l.findVarHandle(BoundedPool.class, "tail", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle POSITION = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Where {@link #positions} keeps the next slot to take from, and the next to give back to: 128 bytes apart. */
+    private static final int HEAD = 8;
+    private static final int TAIL = 24;
 
     private final long[] sequences;
     private final Object[] items;
     private final int mask;
     private final Supplier<T> factory;
-    @SuppressWarnings("unused") private volatile long head;   // next slot to take from
-    @SuppressWarnings("unused") private volatile long tail;   // next slot to give back to
+    /**
+     * The head and the tail, each on a cache line of its own with padding on both sides: the pool's takers and its
+     * givers are usually different threads (a socket's I/O thread takes an arrival for every message it decodes, its
+     * reader gives one back for every message it reads), and as two fields side by side each one's write cost the
+     * other thread a cache miss.
+     */
+    private final long[] positions = new long[TAIL + 8];
 
     /**
      * An empty pool.
      *
-     * @param capacity rounded up to a power of two
+     * @param capacity rounded up to a power of two, at least 4
      * @param factory makes a new object when the pool is empty
      */
     public BoundedPool(int capacity, Supplier<T> factory) {
@@ -70,23 +67,23 @@ public final class BoundedPool<T> {
      */
     @SuppressWarnings("unchecked")
     public T poll() {
-        long pos = (long) HEAD.getVolatile(this);
+        long pos = (long) POSITION.getVolatile(positions, HEAD);
         while (true) {
             int slot = (int) pos & mask;
             long seq = (long) SEQ.getAcquire(sequences, slot);
             long diff = seq - (pos + 1);
             if (diff == 0) {
-                if (HEAD.compareAndSet(this, pos, pos + 1)) {
+                if (POSITION.compareAndSet(positions, HEAD, pos, pos + 1)) {
                     Object item = ITEM.get(items, slot);
                     ITEM.set(items, slot, null);
                     SEQ.setRelease(sequences, slot, pos + mask + 1);
                     return (T) item;
                 }
-                pos = (long) HEAD.getVolatile(this);
+                pos = (long) POSITION.getVolatile(positions, HEAD);
             } else if (diff < 0) {
                 return null;                              // empty
             } else {
-                pos = (long) HEAD.getVolatile(this);      // another taker won this slot
+                pos = (long) POSITION.getVolatile(positions, HEAD);      // another taker won this slot
             }
         }
     }
@@ -98,22 +95,22 @@ public final class BoundedPool<T> {
      * @return true if pooled, false (and dropped) when the pool is full
      */
     public boolean offer(T item) {
-        long pos = (long) TAIL.getVolatile(this);
+        long pos = (long) POSITION.getVolatile(positions, TAIL);
         while (true) {
             int slot = (int) pos & mask;
             long seq = (long) SEQ.getAcquire(sequences, slot);
             long diff = seq - pos;
             if (diff == 0) {
-                if (TAIL.compareAndSet(this, pos, pos + 1)) {
+                if (POSITION.compareAndSet(positions, TAIL, pos, pos + 1)) {
                     ITEM.set(items, slot, item);
                     SEQ.setRelease(sequences, slot, pos + 1);
                     return true;
                 }
-                pos = (long) TAIL.getVolatile(this);
+                pos = (long) POSITION.getVolatile(positions, TAIL);
             } else if (diff < 0) {
                 return false;                             // full
             } else {
-                pos = (long) TAIL.getVolatile(this);
+                pos = (long) POSITION.getVolatile(positions, TAIL);
             }
         }
     }

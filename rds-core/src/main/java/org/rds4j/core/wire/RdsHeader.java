@@ -76,17 +76,23 @@ public final class RdsHeader {
         return this;
     }
 
+    /**
+     * Absolute reads at the header's fixed offsets and one position move at the end: every received message passes
+     * here on its I/O thread, and eleven relative reads each checked and moved the position.
+     */
     private void decodeBigEndian(ByteBuffer src) {
-        sequence = src.getLong();
-        ack = src.getLong();
-        length = Integer.toUnsignedLong(src.getInt());
-        sourcePort = Short.toUnsignedInt(src.getShort());
-        destinationPort = Short.toUnsignedInt(src.getShort());
-        flags = Byte.toUnsignedInt(src.get());
-        credit = Byte.toUnsignedInt(src.get());
-        padding = src.getInt();
-        checksum = Short.toUnsignedInt(src.getShort());
-        src.get(extensions);
+        int p = src.position();
+        sequence = src.getLong(p);
+        ack = src.getLong(p + 8);
+        length = Integer.toUnsignedLong(src.getInt(p + 16));
+        sourcePort = Short.toUnsignedInt(src.getShort(p + 20));
+        destinationPort = Short.toUnsignedInt(src.getShort(p + 22));
+        flags = Byte.toUnsignedInt(src.get(p + 24));
+        credit = Byte.toUnsignedInt(src.get(p + 25));
+        padding = src.getInt(p + 26);
+        checksum = Short.toUnsignedInt(src.getShort(p + 30));
+        src.get(p + 32, extensions);
+        src.position(p + SIZE);
     }
 
     /**

@@ -18,8 +18,8 @@ import org.rds4j.core.spi.FrameSink;
  * {@code write(2)} (one write-and-flush per 64-byte message measured ~3% of the packed throughput). The copy uses
  * absolute positions on both sides, so the caller's buffers are never touched, not even for a moment (a payload may
  * be shared by connections on other I/O threads), and nothing is allocated per message or per batch: batches come
- * from the pooled allocator and are written with the channel's void promise (a failed write fires
- * {@code exceptionCaught}, which closes the connection).
+ * from the I/O thread's {@link BufferRecycler} (written batches used again, else the pooled allocator) and are written
+ * with the channel's void promise (a failed write fires {@code exceptionCaught}, which closes the connection).
  *
  * <p>A frame may span batches; a 1 MiB payload fills sixteen of them. When the pass ends, the flush has written
  * what the socket took: if Netty's outbound buffer is empty, everything up to the stream offset has left, and that
@@ -52,6 +52,7 @@ final class BatchingFrameSink implements FrameSink {
     private final Channel channel;
     private final Outcome outcome;
     private final int batchSize;
+    private final BufferRecycler recycler;
     private ByteBuf batch;
     private ByteBuffer view;        // the batch's memory, from viewBase; null if it has no single NIO view
     private int viewBase;
@@ -63,14 +64,19 @@ final class BatchingFrameSink implements FrameSink {
     private long markerOffset;
     private final ChannelFutureListener markerListener = this::markerDone;
 
+    /** A sink whose batches come from the {@link BufferRecycler} of the thread that fills them, its event loop. */
     BatchingFrameSink(Channel channel, Outcome outcome) {
-        this(channel, outcome, BATCH_SIZE);
+        this(channel, outcome, null);
     }
 
-    BatchingFrameSink(Channel channel, Outcome outcome, int batchSize) {
+    /**
+     * @param recycler where batches come from, or {@code null} for the filling thread's own
+     */
+    BatchingFrameSink(Channel channel, Outcome outcome, BufferRecycler recycler) {
         this.channel = channel;
         this.outcome = outcome;
-        this.batchSize = batchSize;
+        this.batchSize = BATCH_SIZE;
+        this.recycler = recycler;
     }
 
     @Override
@@ -113,7 +119,7 @@ final class BatchingFrameSink implements FrameSink {
     }
 
     private void startBatch() {
-        ByteBuf b = channel.alloc().directBuffer(batchSize, batchSize);
+        ByteBuf b = (recycler != null ? recycler : BufferRecycler.writeBatches()).take(channel.alloc());
         batch = b;
         fill = 0;
         // One view of the batch's memory per batch, so that copying a message makes no ByteBuf call at all (each

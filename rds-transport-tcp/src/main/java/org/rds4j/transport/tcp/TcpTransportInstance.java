@@ -84,6 +84,9 @@ public final class TcpTransportInstance implements TransportInstance {
     static final int KEEPALIVE_IDLE = 5;
     static final int KEEPALIVE_INTERVAL = 5;
     static final int KEEPALIVE_COUNT = 5;
+    /** Shared by every channel: it has no state of its own (each channel gets its own handle). */
+    private static final RecyclingRecvByteBufAllocator READS = new RecyclingRecvByteBufAllocator();
+
     /** How long close() waits for connections to close and event loops to stop. */
     private static final long CLOSE_TIMEOUT_MS = 5_000;
     /** The name of a TLS connection's SslHandler in its pipeline. */
@@ -382,6 +385,7 @@ public final class TcpTransportInstance implements TransportInstance {
         ch.config().setOption(ChannelOption.TCP_NODELAY, true);
         ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
         ch.config().setOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        ch.config().setOption(ChannelOption.RCVBUF_ALLOCATOR, READS);   // reads into the I/O thread's reused buffers
         ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
         try {
             if (epoll) {

@@ -11,9 +11,10 @@
  * the core keep per-path state without locks, as the kernel serialises a path's send and receive work. Calls the core
  * makes from its own threads ({@code requestTransmit}, {@code close}, {@code abort}) hand work to that event loop.
  *
- * <p><b>Copies.</b> Outgoing frames are copied once, into 32 KiB pooled direct buffers that are written as whole
- * batches (a pass's batches in one gathering write): the JDK would make the same heap-to-direct copy for any heap
- * buffer it writes to a socket, so packing costs no extra copy, and it turns many small messages into few large
+ * <p><b>Copies.</b> Outgoing frames are copied once, into 32 KiB direct buffers that are written as whole batches (a
+ * pass's batches in one gathering write) and then used again by the same I/O thread ({@code BufferRecycler}, which
+ * also keeps the buffers its channels read into): the JDK would make the same heap-to-direct copy for any heap buffer
+ * it writes to a socket, so packing costs no extra copy, and it turns many small messages into few large
  * system calls. Incoming bytes are handed to the
  * core straight out of Netty's receive buffer, without a copy; the core's decoder copies each payload once, into the
  * message it delivers.

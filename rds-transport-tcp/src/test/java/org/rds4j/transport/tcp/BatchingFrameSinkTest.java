@@ -1,6 +1,9 @@
 package org.rds4j.transport.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ResourceLeakDetector;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -31,8 +35,12 @@ class BatchingFrameSinkTest {
         }
     };
 
+    /** Each test's own, so that what one keeps never reaches the next. */
+    private final BufferRecycler recycler = new BufferRecycler(BatchingFrameSink.BATCH_SIZE, BufferRecycler.MAX_BATCHES);
+
     @AfterEach
     void noLeaks() {
+        recycler.releaseAll();
         LeakRecorder.assertNoLeaks();
     }
 
@@ -45,7 +53,7 @@ class BatchingFrameSinkTest {
     @Test
     void packsFramesIntoFullBatchesAndFlushesOnce() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         int frames = 3000;                       // 3000 * (48 + 100) = 444,000 bytes: 13 full batches + a part
         int batch = BatchingFrameSink.BATCH_SIZE;
@@ -83,7 +91,7 @@ class BatchingFrameSinkTest {
     @Test
     void aLargePayloadSpansBatches() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
         ByteBuffer[] f = RecordingHandler.frame(1, RecordingHandler.payload(1, 1 << 20), 1);
         sink.write(f[0], f[1]);
         sink.finish();
@@ -103,7 +111,7 @@ class BatchingFrameSinkTest {
     @Test
     void writesToAClosedChannelReleaseTheirBuffersAndReportNothing() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
         ch.close();
         for (int i = 0; i < 10; i++) {
             ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, 30_000), i);
@@ -121,12 +129,110 @@ class BatchingFrameSinkTest {
     @Test
     void discardReleasesAPartialBatch() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
         ByteBuffer[] f = RecordingHandler.frame(1, new byte[10], 0);
         sink.write(f[0], f[1]);
         sink.discard();
         sink.finish();
         assertNull(ch.readOutbound());
+        ch.finishAndReleaseAll();
+    }
+
+    /** One small frame through the sink and out of the channel: the batch, still unreleased. */
+    private static ByteBuf pass(EmbeddedChannel ch, BatchingFrameSink sink, int seq) {
+        ByteBuffer[] f = RecordingHandler.frame(seq, RecordingHandler.payload(seq, 100), seq);
+        sink.write(f[0], f[1]);
+        sink.finish();
+        ByteBuf b = ch.readOutbound();
+        assertNull(ch.readOutbound(), "one batch per small pass");
+        return b;
+    }
+
+    private static byte[] frameBytes(int seq) {
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        RecordingHandler.append(expected, RecordingHandler.frame(seq, RecordingHandler.payload(seq, 100), seq));
+        return expected.toByteArray();
+    }
+
+    private static byte[] readable(ByteBuf b) {
+        byte[] a = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), a);
+        return a;
+    }
+
+    @Test
+    void aWrittenBatchIsUsedAgainByTheNextPass() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        ByteBuf first = pass(ch, sink, 1);
+        assertArrayEquals(frameBytes(1), readable(first));
+        first.release();                          // what Netty does once the batch is written
+        ByteBuf second = pass(ch, sink, 2);
+        assertSame(first, second, "the written batch came back");
+        assertArrayEquals(frameBytes(2), readable(second), "and holds the new frame only");
+        second.release();
+        assertEquals(1, recycler.allocated());
+        assertEquals(1, recycler.reused());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aBatchStillOutIsNeverUsedAgain() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        ByteBuf out = pass(ch, sink, 1);          // not released: Netty has not written it yet
+        ByteBuf next = pass(ch, sink, 2);
+        assertNotSame(out, next);
+        assertArrayEquals(frameBytes(1), readable(out), "the batch still out is untouched");
+        assertEquals(2, recycler.allocated());
+        assertEquals(0, recycler.reused());
+        out.release();
+        next.release();
+        ByteBuf third = pass(ch, sink, 3);
+        assertSame(next, third, "of two written batches, the one given back last (the warmest) comes back first");
+        ByteBuf fourth = pass(ch, sink, 4);
+        assertSame(out, fourth, "then the other");
+        assertEquals(2, recycler.allocated());
+        third.release();
+        fourth.release();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void theRecyclerKeepsAtMostItsLimitAndLetsTheOldestGo() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        List<ByteBuf> out = new ArrayList<>();
+        for (int i = 0; i < BufferRecycler.MAX_BATCHES + 4; i++) {
+            out.add(pass(ch, sink, i));           // all still out
+        }
+        assertEquals(BufferRecycler.MAX_BATCHES, recycler.kept());
+        assertEquals(BufferRecycler.MAX_BATCHES + 4, recycler.allocated());
+        for (int i = 0; i < out.size(); i++) {
+            assertArrayEquals(frameBytes(i), readable(out.get(i)), "batch " + i + " intact");
+            out.get(i).release();                 // the four let go are freed here, the rest stay kept
+        }
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aChangeOfLeakDetectionLevelLetsTheKeptBatchesGo() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        ResourceLeakDetector.Level before = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.Level other = before == ResourceLeakDetector.Level.PARANOID
+                ? ResourceLeakDetector.Level.ADVANCED : ResourceLeakDetector.Level.PARANOID;
+        try {
+            pass(ch, sink, 1).release();
+            ResourceLeakDetector.setLevel(other);
+            ByteBuf next = pass(ch, sink, 2);
+            assertEquals(2, recycler.allocated(), "the batch kept under the old level is not handed out again");
+            assertEquals(0, recycler.reused());
+            assertEquals(1, recycler.kept(), "and the recycler let it go");
+            next.release();
+        } finally {
+            ResourceLeakDetector.setLevel(before);
+        }
         ch.finishAndReleaseAll();
     }
 }

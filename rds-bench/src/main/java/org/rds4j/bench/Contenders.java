@@ -15,6 +15,8 @@ public final class Contenders {
     public static final String REFERENCE = "nio-packed";
     /** rds4j's loopback transport is compared with Aeron's in-process transport too. */
     public static final String AERON_IPC = "aeron-ipc";
+    /** rds4j's busy-poll mode is compared with raw NIO busy-spinning. */
+    public static final String SPIN_REFERENCE = "nio-spin";
 
     /** The multipath contenders' I/O threads: one per available processor. */
     private static final int CORES = Runtime.getRuntime().availableProcessors();
@@ -31,6 +33,7 @@ public final class Contenders {
         return List.of(
                 new NioContender(true),
                 new NioContender(false),
+                NioContender.spinning(),
                 new NettyContender(),
                 new AeronContender(false),
                 new AeronContender(true),

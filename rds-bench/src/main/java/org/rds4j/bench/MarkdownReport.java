@@ -79,5 +79,6 @@ final class MarkdownReport {
             + "phase, in CPU seconds per million messages.\n"
             + "- **Ratios**: `x nio` divides a figure by packed raw NIO's at the same size (above 1: more msgs/s, a "
             + "longer RTT, more CPU than the physical reference); `msgs/s x aeron-ipc` compares rds4j's in-JVM "
-            + "loopback transport with Aeron's in-process IPC.\n";
+            + "loopback transport with Aeron's in-process IPC; `p50 x nio-spin` compares a busy-polling rds4j stack's "
+            + "round trip with busy-spinning raw NIO's.\n";
 }

@@ -10,7 +10,8 @@ import java.util.Map;
  * The comparison table: one line per size and contender, with the ratios the issue asks for. Every contender's
  * msgs/s, RTT p50 and CPU are also given as a ratio to packed raw NIO at the same size (the physical reference: above
  * 1 means more msgs/s, or a longer RTT, or more CPU, than the reference); rds4j's loopback transport's msgs/s also
- * as a ratio to Aeron IPC. With several runs the lines are medians and two columns give the spread.
+ * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the issue's
+ * low-latency comparison: each side of the round trip spinning instead of sleeping). With several runs the lines are medians and two columns give the spread.
  */
 final class ResultTable {
     private ResultTable() {
@@ -20,7 +21,7 @@ final class ResultTable {
         boolean spreads = rows.stream().anyMatch(r -> r.runs() > 1);
         List<String> header = new ArrayList<>(List.of("size", "contender", "msgs/s", "MB/s", "RTT p50 us",
                 "p99 us", "p99.9 us", "B/msg", "CPU s/M msgs", "msgs/s x nio", "p50 x nio", "CPU x nio",
-                "msgs/s x aeron-ipc"));
+                "msgs/s x aeron-ipc", "p50 x nio-spin"));
         if (spreads) {
             header.add("msgs/s +-%");
             header.add("p50 +-%");
@@ -28,12 +29,16 @@ final class ResultTable {
         TextTable t = new TextTable(header);
         Map<Integer, Row> reference = new HashMap<>();
         Map<Integer, Row> aeronIpc = new HashMap<>();
+        Map<Integer, Row> nioSpin = new HashMap<>();
         for (Row r : rows) {
             if (r.contender().equals(Contenders.REFERENCE) && r.ok()) {
                 reference.put(r.size(), r);
             }
             if (r.contender().equals(Contenders.AERON_IPC) && r.ok()) {
                 aeronIpc.put(r.size(), r);
+            }
+            if (r.contender().equals(Contenders.SPIN_REFERENCE) && r.ok()) {
+                nioSpin.put(r.size(), r);
             }
         }
         for (Row r : rows) {
@@ -61,6 +66,8 @@ final class ResultTable {
             cells.add(ratio(r.cpuSecondsPerMillion(), ref == null ? Double.NaN : ref.cpuSecondsPerMillion()));
             Row ipc = r.contender().startsWith("rds4j-loopback") ? aeronIpc.get(r.size()) : null;
             cells.add(ratio(r.msgsPerSecond(), ipc == null ? Double.NaN : ipc.msgsPerSecond()));
+            Row spin = r.contender().endsWith("-busypoll") ? nioSpin.get(r.size()) : null;
+            cells.add(ratio(r.p50Micros(), spin == null ? Double.NaN : spin.p50Micros()));
             if (spreads) {
                 cells.add(fixed(r.msgsSpreadPct(), 1));
                 cells.add(fixed(r.p50SpreadPct(), 1));

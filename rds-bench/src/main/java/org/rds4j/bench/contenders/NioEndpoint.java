@@ -7,9 +7,13 @@ import java.nio.channels.SocketChannel;
 import org.rds4j.bench.Endpoint;
 
 /**
- * One end of the raw NIO link: a blocking channel, a 4-byte big-endian length before each message. Reads go through
- * a 256 KiB buffer so that small messages cost one read per many messages; the bulk of a large message is read
- * straight into the caller's buffer. All buffers are direct and reused: the steady state allocates nothing.
+ * One end of the raw NIO link: a channel, a 4-byte big-endian length before each message. Reads go through a 256 KiB
+ * buffer so that small messages cost one read per many messages; the bulk of a large message is read straight into
+ * the caller's buffer. All buffers are direct and reused: the steady state allocates nothing.
+ *
+ * <p>The channel is blocking, or non-blocking for the busy-spinning reference: then a read or write that moved
+ * nothing is simply tried again (with {@link Thread#onSpinWait()}), so the thread never sleeps in the kernel, which
+ * is what rds4j's busy-poll mode is compared with.
  */
 final class NioEndpoint implements Endpoint {
     /** Packed writes are at most this long, as the issue asks. */
@@ -18,14 +22,20 @@ final class NioEndpoint implements Endpoint {
 
     private final SocketChannel channel;
     private final boolean packed;
+    private final boolean spin;
     private final ByteBuffer out = ByteBuffer.allocateDirect(PACKED_WRITE);
     private final ByteBuffer header = ByteBuffer.allocateDirect(4);
     private final ByteBuffer[] gather = new ByteBuffer[2];
     private final ByteBuffer in = ByteBuffer.allocateDirect(READ_BUFFER).flip();
 
-    NioEndpoint(SocketChannel channel, boolean packed) {
+    /**
+     * @param spin whether the channel is non-blocking and every read and write spins until it moves something
+     */
+    NioEndpoint(SocketChannel channel, boolean packed, boolean spin) throws IOException {
         this.channel = channel;
         this.packed = packed;
+        this.spin = spin;
+        channel.configureBlocking(!spin);
     }
 
     @Override
@@ -48,7 +58,7 @@ final class NioEndpoint implements Endpoint {
         gather[1] = message;
         // One gathering write per message; the loop is only for the kernel taking part of it.
         while (message.hasRemaining()) {
-            channel.write(gather);
+            idle(channel.write(gather));
         }
         gather[1] = null;
     }
@@ -60,7 +70,7 @@ final class NioEndpoint implements Endpoint {
         }
         out.flip();
         while (out.hasRemaining()) {
-            channel.write(out);
+            idle(channel.write(out));
         }
         out.clear();
     }
@@ -80,7 +90,7 @@ final class NioEndpoint implements Endpoint {
         } else {
             copy(dst, in.remaining());
             while (dst.hasRemaining()) {
-                if (channel.read(dst) < 0) {
+                if (idle(channel.read(dst)) < 0) {
                     throw new EOFException("the connection closed in the middle of a message");
                 }
             }
@@ -103,11 +113,22 @@ final class NioEndpoint implements Endpoint {
         }
         in.compact();
         while (in.position() < n) {
-            if (channel.read(in) < 0) {
+            if (idle(channel.read(in)) < 0) {
                 throw new EOFException("the connection closed");
             }
         }
         in.flip();
+    }
+
+    /**
+     * Spins once if a non-blocking read or write moved nothing; a closed channel throws on the next try, which bounds
+     * the spin as the harness needs.
+     */
+    private long idle(long moved) {
+        if (moved == 0 && spin) {
+            Thread.onSpinWait();
+        }
+        return moved;
     }
 
     void close() {

@@ -153,8 +153,8 @@ public final class RdsStackConfig {
     /**
      * Busy-poll mode, for the lowest latency at the price of CPU: the TCP transport's I/O threads poll epoll
      * instead of ever sleeping in it (native epoll only), and a blocking receive polls its queue until a message
-     * comes (or its timeout) instead of parking its thread. Both spin briefly, then yield the core between checks,
-     * so threads with work still run; but each polling thread keeps a core busy whenever nobody else wants it, so
+     * comes (or its timeout) instead of parking its thread. Both yield the core between checks, so threads with
+     * work still run; but each polling thread keeps a core busy whenever nobody else wants it, so
      * give it only with cores to spare. Off by default (the TCP I/O threads then yield for a short while after
      * their last work and then sleep: the transport's {@code tcp.yieldMicros}).
      *

@@ -5,10 +5,9 @@ import io.netty.util.IntSupplier;
 
 /**
  * How an epoll I/O thread waits once it has nothing to do, in the manner of Aeron's backoff idle strategy: for
- * {@code spinNanos} after its last work it polls epoll without blocking and checks its task queue in a tight loop,
- * then for {@code yieldNanos} more it does the same but gives the core up ({@link Thread#yield()}) between checks,
- * and only then sleeps in {@code epoll_wait} as Netty's default strategy does. With {@link #FOREVER} as the yield
- * time it never sleeps (busy-poll).
+ * {@code yieldNanos} after its last work it polls epoll without blocking and checks its task queue, giving the core
+ * up ({@link Thread#yield()}) between checks, and only then sleeps in {@code epoll_wait} as Netty's default strategy
+ * does. With {@link #FOREVER} as the yield time it never sleeps (busy-poll).
  *
  * <p>Why yield before sleeping: on a machine with fewer cores than busy threads a wake-up is the expensive part of a
  * hand-off (the scheduler has to pick the sleeping thread again), and the reply to what an I/O thread just wrote or
@@ -16,9 +15,12 @@ import io.netty.util.IntSupplier;
  * being woken, and a thread that yields lets every thread with work run first, so the yielding costs only CPU that
  * nobody else wanted. Measured in docs/threading.md.
  *
- * <p>Why never a long pure spin: a thread that never gives its core up makes a woken thread wait for the scheduler's
- * time slice. Busy-poll spinning in native code (Netty's {@code BUSY_WAIT}) made every round trip on the project's
- * 2-core machine take 8 ms.
+ * <p>Why never a pure spin, not even a short one: a thread that does not give its core up makes a thread with work
+ * on the same core wait. Busy-poll spinning in native code (Netty's {@code BUSY_WAIT}) made every round trip on the
+ * project's 2-core machine take 8 ms, the scheduler's time slice; spinning 20 us after the last work before
+ * yielding (with the blocking receive's 1,000 spins) still made a 64-byte round trip take 86 us, and yielding from
+ * the first check 30 (session 13). On an idle core a yield returns at once, so it costs a spinning thread well under
+ * a microsecond where nobody else wants the core.
  *
  * <p>Each turn is one zero-timeout {@code epoll_wait} and one clock read. One instance per event loop, used only by
  * its thread.
@@ -32,23 +34,18 @@ final class BackoffSelectStrategy implements SelectStrategy {
      * it awake.
      */
     static final int DEFAULT_YIELD_MICROS = 100;
-    /** Busy-poll's pure spin after the last work, before it starts yielding. */
-    static final long BUSY_POLL_SPIN_NANOS = 20_000;
 
-    private final long spinNanos;
     private final long yieldNanos;
     private long lastWork = System.nanoTime();
 
     /**
-     * @param spinNanos how long after its last work the thread spins without yielding, at least 0
-     * @param yieldNanos how long after that it yields between checks before it sleeps, at least 0, or {@link #FOREVER}
+     * @param yieldNanos how long after its last work the thread yields between checks before it sleeps, at least 0,
+     *     or {@link #FOREVER}
      */
-    BackoffSelectStrategy(long spinNanos, long yieldNanos) {
-        if (spinNanos < 0 || yieldNanos < 0) {
-            throw new IllegalArgumentException("spin and yield times must be at least 0, were " + spinNanos + " and "
-                    + yieldNanos + " ns");
+    BackoffSelectStrategy(long yieldNanos) {
+        if (yieldNanos < 0) {
+            throw new IllegalArgumentException("the yield time must be at least 0, was " + yieldNanos + " ns");
         }
-        this.spinNanos = spinNanos;
         this.yieldNanos = yieldNanos;
     }
 
@@ -60,14 +57,9 @@ final class BackoffSelectStrategy implements SelectStrategy {
             lastWork = now;
             return ready;                               // Netty handles the events, then runs the tasks
         }
-        long idle = now - lastWork;
-        if (idle < spinNanos) {
-            Thread.onSpinWait();
-            return SelectStrategy.CONTINUE;             // the loop again: its tasks, then this check
-        }
-        if (yieldNanos == FOREVER || idle - spinNanos < yieldNanos) {
+        if (yieldNanos == FOREVER || now - lastWork < yieldNanos) {
             Thread.yield();
-            return SelectStrategy.CONTINUE;
+            return SelectStrategy.CONTINUE;             // the loop again: its tasks, then this check
         }
         return SelectStrategy.SELECT;                   // sleeps; a submitted task wakes it through the eventfd
     }

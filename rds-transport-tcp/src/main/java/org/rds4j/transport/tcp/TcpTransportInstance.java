@@ -131,13 +131,12 @@ public final class TcpTransportInstance implements TransportInstance {
         boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
         this.epoll = wantNative && Epoll.isAvailable();
         // How the epoll I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their
-        // last work, then sleep in epoll_wait; busy-poll spins briefly and then yields for ever, never sleeping.
+        // last work, then sleep in epoll_wait; busy-poll yields for ever, never sleeping.
         boolean busyPoll = config.busyPoll() && epoll;
         long yieldNanos = busyPoll ? BackoffSelectStrategy.FOREVER
                 : intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0) * 1_000L;
-        long spinNanos = busyPoll ? BackoffSelectStrategy.BUSY_POLL_SPIN_NANOS : 0;
         IoHandlerFactory ioHandler = !epoll ? NioIoHandler.newFactory()
-                : yieldNanos > 0 ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(spinNanos, yieldNanos))
+                : yieldNanos > 0 ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(yieldNanos))
                 : EpollIoHandler.newFactory();
         if (config.busyPoll() && !epoll) {
             log.warn("stack {}: busy-poll needs native epoll, which is not in use; the TCP I/O threads will sleep"

@@ -18,20 +18,20 @@ class BackoffSelectStrategyTest {
 
     @Test
     void readyEventsAndTasksAreHandedOverAtOnce() throws Exception {
-        BackoffSelectStrategy s = new BackoffSelectStrategy(0, 0);
+        BackoffSelectStrategy s = new BackoffSelectStrategy(0);
         assertEquals(3, s.calculateStrategy(() -> 3, false), "the ready events from the zero-timeout poll");
         assertEquals(0, s.calculateStrategy(() -> 0, true), "tasks waiting: no sleep, Netty runs them");
     }
 
     @Test
     void withoutYieldTimeAnIdleThreadSleepsAtOnce() throws Exception {
-        BackoffSelectStrategy s = new BackoffSelectStrategy(0, 0);
+        BackoffSelectStrategy s = new BackoffSelectStrategy(0);
         assertEquals(SelectStrategy.SELECT, s.calculateStrategy(() -> 0, false));
     }
 
     @Test
     void anIdleThreadPollsForItsYieldTime() throws Exception {
-        BackoffSelectStrategy s = new BackoffSelectStrategy(0, LONG);
+        BackoffSelectStrategy s = new BackoffSelectStrategy(LONG);
         int[] polls = {0};
         for (int i = 0; i < 100; i++) {
             assertEquals(SelectStrategy.CONTINUE, s.calculateStrategy(() -> {
@@ -44,7 +44,7 @@ class BackoffSelectStrategyTest {
 
     @Test
     void anIdleThreadSleepsOnceItsYieldTimeHasPassed() throws Exception {
-        BackoffSelectStrategy s = new BackoffSelectStrategy(0, TimeUnit.MILLISECONDS.toNanos(1));
+        BackoffSelectStrategy s = new BackoffSelectStrategy(TimeUnit.MILLISECONDS.toNanos(1));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int turns = 0;
         int outcome;
@@ -57,7 +57,7 @@ class BackoffSelectStrategyTest {
 
     @Test
     void workStartsTheIdleTimeAgain() throws Exception {
-        BackoffSelectStrategy s = new BackoffSelectStrategy(0, TimeUnit.MILLISECONDS.toNanos(500));
+        BackoffSelectStrategy s = new BackoffSelectStrategy(TimeUnit.MILLISECONDS.toNanos(500));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (s.calculateStrategy(() -> 0, false) == SelectStrategy.CONTINUE) {
             assertTrue(System.nanoTime() - deadline < 0, "still polling after 10 s");
@@ -68,7 +68,7 @@ class BackoffSelectStrategyTest {
 
     @Test
     void busyPollNeverSleeps() throws Exception {
-        BackoffSelectStrategy s = new BackoffSelectStrategy(0, BackoffSelectStrategy.FOREVER);
+        BackoffSelectStrategy s = new BackoffSelectStrategy(BackoffSelectStrategy.FOREVER);
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
         int turns = 0;
         while (System.nanoTime() - end < 0) {
@@ -79,8 +79,7 @@ class BackoffSelectStrategyTest {
     }
 
     @Test
-    void negativeTimesAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new BackoffSelectStrategy(-1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new BackoffSelectStrategy(0, -1));
+    void aNegativeTimeIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new BackoffSelectStrategy(-1));
     }
 }

@@ -23,6 +23,13 @@ import org.HdrHistogram.Histogram;
  * on a 2-core machine the first cell of a JVM was measured while C2 was still compiling (64-byte rds4j-tcp measured
  * 0.28 M msgs/s at 7 CPU-s per million messages in a JVM's first run, 2.1 M at 0.7 in the next), which looked like
  * instability of the contender when it was the harness measuring too early.
+ *
+ * <p>After each warm-up the heap is collected ({@link #settle()}), so that each measured phase starts in the state
+ * a long-running application is in: whatever the contender pooled while warming up is in the old generation. Without
+ * it, a contender that allocates nothing per message kept its pools in the young generation for the whole cell, or
+ * not, depending on whether a collection happened to come after they filled; G1 then either skips the
+ * remembered-set work of every reference stored into a pooled object, or does it (concurrent refinement took a tenth
+ * of the CPU in a 64-byte run of the loopback transport, and none in the same run over TCP).
  */
 final class CellRunner {
     private static final long MIN_MESSAGES = 16;
@@ -80,6 +87,7 @@ final class CellRunner {
             Sequence seq = new Sequence();
 
             long n = warmUpThroughput(phases, throughput, seq, size);
+            settle();
             Map<Long, Long> alloc0 = AllocationMeter.snapshot();
             long cpu0 = CpuMeter.processCpuNanos();
             long nanos = runThroughput(phases, throughput, seq, n, size, "throughput");
@@ -89,6 +97,7 @@ final class CellRunner {
             long cpu = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
 
             long k = warmUpRoundTrips(phases, roundTrips, seq, size);
+            settle();
             Histogram[] perPair = new Histogram[pairs];
             for (int p = 0; p < pairs; p++) {
                 perPair[p] = RoundTripPhase.newHistogram();
@@ -104,6 +113,15 @@ final class CellRunner {
         } finally {
             workers.forEach(Worker::close);
         }
+    }
+
+    /**
+     * A full collection between the warm-up and the measured phase: what the contender keeps is old from then on, as in
+     * an application that has run for a while, and no collection the warm-up's garbage made due falls into the phase.
+     */
+    @SuppressWarnings("java:S1215")     // an explicit collection is the point here
+    private static void settle() {
+        System.gc();
     }
 
     /** Warms up with throughput batches; returns the message count of the measured phase. */

@@ -188,7 +188,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
                     + " bytes (half of SO_SNDBUF); set SO_SNDBUF to at least " + len);
         }
         Connection c = lastConnection;
-        if (c == null || c.peer() != to) {
+        if (c == null || !c.peer().equals(to)) {
             c = peers.get(to);
             if (c == null) {
                 if (stack.isLocal(to)) {
@@ -231,13 +231,13 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     }
 
     /**
-     * The destination's address, checked. The peer of the last send's connection passed these checks then, and the
-     * socket's own address has not changed since bind, so steady traffic skips them (they allocate).
+     * The destination's address, checked. The last send's peer passed these checks, and the socket's address is fixed
+     * since bind, so steady traffic skips them (they allocate); by value, as replies use address objects of their own.
      */
     private InetAddress checkDestination(InetSocketAddress destination, InetSocketAddress from) throws IOException {
         Connection last = lastConnection;
         if (last != null && destination != null && !destination.isUnresolved()
-                && destination.getAddress() == last.peer()) {
+                && last.peer().equals(destination.getAddress())) {
             return last.peer();
         }
         return SocketAddresses.checkDestination(destination, from);

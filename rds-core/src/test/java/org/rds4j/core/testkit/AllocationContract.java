@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -41,7 +42,21 @@ public abstract class AllocationContract extends HostsContract {
         assertSteadyStateAllocation(8192);
     }
 
+    /**
+     * The sender's stack did not open the connection: the peer did (a server answering its clients), so the
+     * connection's peer address is an object of the transport's, and every send names an equal one of the
+     * application's.
+     */
+    @Test
+    void sendsOverAConnectionThePeerOpenedAllocateNothingPerMessage() throws Exception {
+        assertSteadyStateAllocation(64, true);
+    }
+
     private void assertSteadyStateAllocation(int size) throws Exception {
+        assertSteadyStateAllocation(size, false);
+    }
+
+    private void assertSteadyStateAllocation(int size, boolean peerOpens) throws Exception {
         try (RdsStack a = newStack("alloc-a", addressA(), 0);
              RdsStack b = newStack("alloc-b", addressB(), 1);
              RdsSocket tx = a.openSocket();
@@ -57,6 +72,13 @@ public abstract class AllocationContract extends HostsContract {
             rx.setOption(RdsSocketOptions.SO_RCVBUF, 1 << 20);
             rx.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(30));
             InetSocketAddress to = rx.localAddress();
+            if (peerOpens) {
+                tx.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(30));
+                rx.send(ByteBuffer.allocate(8), tx.localAddress());
+                tx.receive(ByteBuffer.allocate(8), new RdsMessageInfo(), 0);
+                // An address equal to the peer's but not the object the connection holds, as an application has.
+                to = new InetSocketAddress(InetAddress.getByAddress(to.getAddress().getAddress()), to.getPort());
+            }
 
             run(tx, rx, to, size, 2 * MESSAGES);                 // warm-up: pools fill, code compiles
             Map<Long, Long> before;
@@ -76,8 +98,9 @@ public abstract class AllocationContract extends HostsContract {
                 total += e.getValue() - (was == null ? 0 : was);  // a thread born during the phase counts whole
             }
             double perMessage = (double) total / MESSAGES;
-            System.out.printf("%s, %d-byte messages: %d bytes allocated over %d messages, %.1f per message%n",
-                    transport(), size, total, MESSAGES, perMessage);
+            System.out.printf("%s, %d-byte messages%s: %d bytes allocated over %d messages, %.1f per message%n",
+                    transport(), size, peerOpens ? " over a connection the peer opened" : "", total, MESSAGES,
+                    perMessage);
             assertTrue(perMessage <= BOUND_PER_MESSAGE, transport() + ": " + perMessage + " bytes allocated per "
                     + size + "-byte message in steady state (bound " + BOUND_PER_MESSAGE + ")");
         }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -64,9 +65,9 @@ public abstract class MultipathContract extends HostsContract {
     void eightPathsOpenFromTheSmallerAddressAndSocketsSpreadOverThem() throws Exception {
         RdsStack a = stack("mp-a", 0);
         RdsStack b = stack("mp-b", 1);
-        exchange(a, b, 0, 2_000, null);            // the lanes open under traffic: order must hold across
+        exchange(a, b, 0, 2_000, null, null);          // the lanes open under traffic: order must hold across
         await(() -> allUp(connection(a)) && allUp(connection(b)), "all 8 paths up at both ends");
-        exchange(a, b, 100, 2_000, null);          // new sockets, on their lanes from the start
+        exchange(a, b, 100, 2_000, null, null);        // new sockets, on their lanes from the start
 
         Connection ca = connection(a);
         Connection cb = connection(b);
@@ -99,6 +100,9 @@ public abstract class MultipathContract extends HostsContract {
         long seed = new SplittableRandom().nextLong();
         SplittableRandom random = new SplittableRandom(seed);
         seedNote = " (seed " + seed + ")";
+        // The senders wait halfway until three lanes were reset under them: faults come every 25 ms, and a fast
+        // machine sent everything before the third.
+        CountDownLatch threeResets = new CountDownLatch(3);
         exchange(a, b, 0, 20_000, () -> {
             Connection ca = connection(a);
             if (ca.lanes() == 1) {
@@ -108,8 +112,9 @@ public abstract class MultipathContract extends HostsContract {
             TransportConnection tc = ca.path(lane).transportConnection();
             if (tc != null) {
                 tc.abort();
+                threeResets.countDown();
             }
-        });
+        }, threeResets);
         Connection ca = connection(a);
         long resets = 0;
         for (int i = 0; i < ca.pathCount(); i++) {
@@ -129,7 +134,12 @@ public abstract class MultipathContract extends HostsContract {
      * 16 sockets on A each send {@code perSocket} numbered messages to their partner on B, which checks that they
      * arrive complete and in order; {@code fault}, if given, runs every 25 ms while they flow.
      */
-    private void exchange(RdsStack a, RdsStack b, int portOffset, int perSocket, Runnable fault) throws Exception {
+    /**
+     * Each of {@link #SOCKETS} socket pairs sends {@code perSocket} numbered messages, checked in order; while it runs,
+     * {@code fault} (if any) runs every 25 ms, and the senders wait halfway for {@code halfway} (if any).
+     */
+    private void exchange(RdsStack a, RdsStack b, int portOffset, int perSocket, Runnable fault,
+                          CountDownLatch halfway) throws Exception {
         List<RdsSocket> senders = new ArrayList<>();
         List<RdsSocket> receivers = new ArrayList<>();
         for (int i = 0; i < SOCKETS; i++) {
@@ -156,6 +166,9 @@ public abstract class MultipathContract extends HostsContract {
             work.add(pool.submit(() -> {
                 ByteBuffer buf = ByteBuffer.allocate(Long.BYTES);
                 for (long k = 0; k < perSocket; k++) {
+                    if (halfway != null && k == perSocket / 2 && !halfway.await(60, TimeUnit.SECONDS)) {
+                        fail("the faults never came" + seedNote);
+                    }
                     buf.clear();
                     buf.putLong(k).flip();
                     s.send(buf, to);

@@ -11,7 +11,8 @@ import java.util.Map;
  * msgs/s, RTT p50 and CPU are also given as a ratio to packed raw NIO at the same size (the physical reference: above
  * 1 means more msgs/s, or a longer RTT, or more CPU, than the reference); rds4j's loopback transport's msgs/s also
  * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the issue's
- * low-latency comparison: each side of the round trip spinning instead of sleeping). With several runs the lines are medians and two columns give the spread.
+ * low-latency comparison: each side of the round trip spinning instead of sleeping). With several runs the lines are
+ * medians and two columns give the spread.
  */
 final class ResultTable {
     private ResultTable() {

@@ -188,7 +188,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
                     + " bytes (half of SO_SNDBUF); set SO_SNDBUF to at least " + len);
         }
         Connection c = lastConnection;
-        if (c == null || !c.peer().equals(to)) {
+        if (c == null || c.peer() != to) {      // checkDestination gives the connection's own object when equal
             c = peers.get(to);
             if (c == null) {
                 if (stack.isLocal(to)) {

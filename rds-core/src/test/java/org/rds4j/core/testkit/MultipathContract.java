@@ -132,11 +132,8 @@ public abstract class MultipathContract extends HostsContract {
 
     /**
      * 16 sockets on A each send {@code perSocket} numbered messages to their partner on B, which checks that they
-     * arrive complete and in order; {@code fault}, if given, runs every 25 ms while they flow.
-     */
-    /**
-     * Each of {@link #SOCKETS} socket pairs sends {@code perSocket} numbered messages, checked in order; while it runs,
-     * {@code fault} (if any) runs every 25 ms, and the senders wait halfway for {@code halfway} (if any).
+     * arrive complete and in order; {@code fault}, if given, runs every 25 ms while they flow, and the senders wait
+     * halfway for {@code halfway}, if given.
      */
     private void exchange(RdsStack a, RdsStack b, int portOffset, int perSocket, Runnable fault,
                           CountDownLatch halfway) throws Exception {

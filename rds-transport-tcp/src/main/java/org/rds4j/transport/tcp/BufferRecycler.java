@@ -35,10 +35,8 @@ import io.netty.util.concurrent.FastThreadLocal;
 final class BufferRecycler {
     /**
      * Batches kept per I/O thread: a megabyte-sized message's worth. A 1 MiB message is 33 batches, and with 8 kept
-     * (a default send budget's worth) every such message let most of its batches go and allocated new ones:
-     * session 13, six alternating rounds of the bench, bytes allocated per message with 8 and with 32 at 64 KiB
-     * 12, 7, 8, 11, 9, 15 and 6, 11, 4, 9, 5, 1; at 1 MiB 287, 2,705, 335, 1,192, 340, 352 and 38, 40, 3,002, 36,
-     * 24, 579 (the large ones are a socket's pool taking a 1 MiB payload buffer); msgs/s within the noise.
+     * (a default send budget's worth) every such message let most of its batches go and allocated new ones (measured
+     * in docs/threading.md, session 13).
      */
     static final int MAX_BATCHES = 32;
     /** Read buffers kept per I/O thread: a plain connection gives each back before the next read. */

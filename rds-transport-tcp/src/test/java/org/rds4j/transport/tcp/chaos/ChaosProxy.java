@@ -531,9 +531,11 @@ final class ChaosProxy implements AutoCloseable {
             if (n == 0) {
                 return;
             }
+            // Counted before the write: a reader that has the bytes may read the count (ChaosProxySelfTest did, and
+            // once saw it short by the last chunk); a failed write aborts the connection anyway.
+            bytes.addAndGet(dir, n);
             out.write(buf, 0, n);
             tracker.advance(buf, 0, n);
-            bytes.addAndGet(dir, n);
             linkBytes.addAndGet(dir, n);
             if (firstByte.compareAndSet(dir, 0, System.nanoTime())) {
                 signal();

@@ -1,6 +1,7 @@
 package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
+import org.rds4j.core.spi.PayloadLoan;
 import org.rds4j.core.wire.ExtensionHeaders;
 import org.rds4j.core.wire.RdsHeader;
 
@@ -17,8 +18,11 @@ public final class OutgoingMessage {
     int destinationPort;
     /** Position 0, limit = length: the message's own buffer, or for a zero-copy send a view of the caller's. */
     ByteBuffer payload;
-    /** A pooled message's own buffer, reused with the message (kept aside while the payload is the caller's). */
-    private ByteBuffer own;
+    /**
+     * A pooled message's own buffer, reused with the message (kept aside while the payload is the caller's), unless
+     * a transport still has it on loan when the message is filled again.
+     */
+    private MessageBuffer own;
     /** Sent with {@code sendZeroCopy}: the payload is the caller's, and {@link #cookie} is reported when done. */
     boolean zeroCopy;
     int cookie;
@@ -83,11 +87,12 @@ public final class OutgoingMessage {
     public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
                                 boolean ackRequired) {
         int len = data.remaining();
-        ByteBuffer p = own;
-        if (p == null || p.capacity() < len) {
-            p = ByteBuffer.allocate(capacityFor(len));
-            own = p;
+        MessageBuffer o = own;
+        if (o == null || o.bytes.capacity() < len || o.isLent()) {
+            o = new MessageBuffer(capacityFor(len));
+            own = o;
         }
+        ByteBuffer p = o.bytes;
         p.clear();
         p.put(0, data, data.position(), len);
         p.limit(len);
@@ -138,9 +143,19 @@ public final class OutgoingMessage {
     /** Forgets a lent payload, so the pool holds no reference to the caller's memory. */
     public void returnLentPayload() {
         if (zeroCopy) {
-            payload = own;
+            payload = own == null ? null : own.bytes;
             zeroCopy = false;
         }
+    }
+
+    /**
+     * How a transport may borrow the payload instead of copying it: only a filled message's own direct buffer.
+     *
+     * @return the loan, or {@code null} if the payload must be copied (heap memory, the caller's, shared)
+     */
+    PayloadLoan loan() {
+        MessageBuffer o = own;
+        return o != null && !zeroCopy && payload == o.bytes && o.lendable() ? o : null;
     }
 
     private OutgoingMessage init(int sourcePort, int destinationPort, MessageOwner owner, boolean ackRequired) {

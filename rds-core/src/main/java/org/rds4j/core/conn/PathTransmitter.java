@@ -117,7 +117,7 @@ final class PathTransmitter {
             headerBytes.clear();
             header.encode(headerBytes);
             headerBytes.flip();
-            sink.write(headerBytes, m.payload);
+            sink.write(headerBytes, m.payload, m.loan());
             acks.wrote(m);                             // the h_ack just written covers everything received so far
             if (m.retained) {
                 queue.written(m);

@@ -26,6 +26,19 @@ public interface FrameSink {
     void write(ByteBuffer header, ByteBuffer payload);
 
     /**
+     * Appends one frame whose payload the sink may write without copying it: the payload is the message's own buffer,
+     * lent with {@code loan} (see {@link PayloadLoan}). A sink that keeps no reference after returning copies, as
+     * {@link #write(ByteBuffer, ByteBuffer)} does, which is what this default does.
+     *
+     * @param header the encoded 48-byte RDS header, copied
+     * @param payload the message's payload, possibly empty; its position and limit are left unchanged
+     * @param loan how to borrow the payload's bytes, or {@code null} if they may not be kept
+     */
+    default void write(ByteBuffer header, ByteBuffer payload, PayloadLoan loan) {
+        write(header, payload);
+    }
+
+    /**
      * The number of bytes written to this connection so far, counting from its first byte.
      *
      * @return the stream offset after the last frame written, for {@link ConnectionHandler#onTransmitted}

@@ -81,7 +81,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.handler = handler;
         this.outgoing = handler != null;
         this.tls = tls;
-        this.sink = new BatchingFrameSink(channel, this);
+        this.sink = new BatchingFrameSink(channel, this, !tls);
     }
 
     // ---- TransportConnection: any thread ----

@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.rds4j.core.spi.PayloadLoan;
 import org.junit.jupiter.api.Test;
 
 /** The batching sink alone, on an {@link EmbeddedChannel}: batch boundaries, offsets, buffers left untouched. */
@@ -53,7 +54,7 @@ class BatchingFrameSinkTest {
     @Test
     void packsFramesIntoFullBatchesAndFlushesOnce() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
         int frames = 3000;                       // 3000 * (48 + 100) = 444,000 bytes: 13 full batches + a part
         int batch = BatchingFrameSink.BATCH_SIZE;
@@ -91,7 +92,7 @@ class BatchingFrameSinkTest {
     @Test
     void aLargePayloadSpansBatches() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ByteBuffer[] f = RecordingHandler.frame(1, RecordingHandler.payload(1, 1 << 20), 1);
         sink.write(f[0], f[1]);
         sink.finish();
@@ -108,10 +109,166 @@ class BatchingFrameSinkTest {
         ch.finishAndReleaseAll();
     }
 
+    /** A loan as the core makes one: one borrower at a time, each given back once. */
+    private static final class TestLoan implements PayloadLoan {
+        final ByteBuffer bytes;
+        int borrowed;
+        int givenBack;
+
+        TestLoan(ByteBuffer bytes) {
+            this.bytes = bytes;
+        }
+
+        Object attachment;
+        ByteBuffer memory;
+
+        @Override
+        public boolean borrow() {
+            if (borrowed != givenBack) {
+                return false;
+            }
+            borrowed++;
+            return true;
+        }
+
+        @Override
+        public ByteBuffer memory() {
+            if (memory == null) {
+                memory = bytes.duplicate().clear();
+            }
+            return memory;
+        }
+
+        @Override
+        public Object attachment() {
+            return attachment;
+        }
+
+        @Override
+        public void attach(Object attachment) {
+            this.attachment = attachment;
+        }
+
+        @Override
+        public void giveBack() {
+            givenBack++;
+            assertEquals(borrowed, givenBack, "given back more often than borrowed");
+        }
+    }
+
+    private static ByteBuffer direct(ByteBuffer heap) {
+        ByteBuffer d = ByteBuffer.allocateDirect(heap.remaining());
+        d.put(0, heap, heap.position(), heap.remaining());
+        return d;
+    }
+
+    /** Reads what the channel was given into one stream: batches, slices of them, and lent payloads. */
+    private static byte[] drain(EmbeddedChannel ch, List<Object> kinds) {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            kinds.add(b.getClass());
+            byte[] a = new byte[b.readableBytes()];
+            b.readBytes(a);
+            got.write(a, 0, a.length);
+            b.release();
+        }
+        return got.toByteArray();
+    }
+
+    @Test
+    void lentPayloadsLeaveFromWhereTheyLieInStreamOrder() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        List<TestLoan> loans = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            boolean large = i % 4 == 1;
+            // kind 1: a direct payload that starts 3 bytes into its buffer
+            ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, large ? 70_000 + i : 100 + i),
+                    large ? 1 : i);
+            RecordingHandler.append(expected, f);
+            if (large) {
+                ByteBuffer payload = f[1];
+                TestLoan loan = new TestLoan(payload);
+                loans.add(loan);
+                sink.write(f[0], payload, loan);
+                assertEquals(3, payload.position());
+                assertEquals(3 + 70_000 + i, payload.limit());
+            } else {
+                sink.write(f[0], f[1], null);
+            }
+        }
+        long total = expected.size();
+        assertEquals(total, sink.streamOffset());
+        sink.finish();
+        for (TestLoan l : loans) {
+            assertEquals(1, l.borrowed);
+            assertEquals(0, l.givenBack, "Netty still holds the write");
+        }
+        List<Object> kinds = new ArrayList<>();
+        assertArrayEquals(expected.toByteArray(), drain(ch, kinds));
+        assertEquals(10, kinds.stream().filter(k -> k == LentPayloadBuf.class).count());
+        for (TestLoan l : loans) {
+            assertEquals(1, l.givenBack, "given back once written");
+        }
+        // Lent again, the same wrapper: nothing allocated per message.
+        TestLoan again = loans.get(0);
+        Object wrapper = again.attachment;
+        ByteBuffer[] f = RecordingHandler.frame(1, RecordingHandler.payload(1, 70_001), 1);
+        sink.write(f[0], again.bytes, again);
+        sink.finish();
+        List<Object> more = new ArrayList<>();
+        ByteArrayOutputStream expectedAgain = new ByteArrayOutputStream();
+        RecordingHandler.append(expectedAgain, f);
+        assertArrayEquals(expectedAgain.toByteArray(), drain(ch, more));
+        assertSame(wrapper, again.attachment);
+        assertEquals(2, again.givenBack);
+        assertEquals(List.of(total, total + expectedAgain.size()), transmitted);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aPayloadOutOnLoanOrUnderTlsIsCopied() {
+        for (boolean borrowing : new boolean[] {true, false}) {
+            EmbeddedChannel ch = channel();
+            BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, borrowing);
+            ByteBuffer[] f = RecordingHandler.frame(7, RecordingHandler.payload(7, 50_000), 7);
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            RecordingHandler.append(expected, f);
+            RecordingHandler.append(expected, f);
+            ByteBuffer payload = direct(f[1]);
+            TestLoan loan = new TestLoan(payload);
+            sink.write(f[0], payload, loan);
+            sink.write(f[0], payload, loan);            // the same payload again while the first write holds it
+            sink.finish();
+            assertEquals(borrowing ? 1 : 0, loan.borrowed);
+            List<Object> kinds = new ArrayList<>();
+            assertArrayEquals(expected.toByteArray(), drain(ch, kinds));
+            assertEquals(borrowing ? 1 : 0, kinds.stream().filter(k -> k == LentPayloadBuf.class).count());
+            assertEquals(loan.borrowed, loan.givenBack);
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aLentPayloadWrittenToAClosedChannelIsGivenBack() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
+        ch.close();
+        ByteBuffer[] f = RecordingHandler.frame(3, RecordingHandler.payload(3, 40_000), 3);
+        TestLoan loan = new TestLoan(direct(f[1]));
+        sink.write(f[0], loan.bytes, loan);
+        sink.finish();
+        assertEquals(1, loan.borrowed);
+        assertEquals(1, loan.givenBack);
+        assertTrue(transmitted.isEmpty());
+        ch.finishAndReleaseAll();
+    }
+
     @Test
     void writesToAClosedChannelReleaseTheirBuffersAndReportNothing() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ch.close();
         for (int i = 0; i < 10; i++) {
             ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, 30_000), i);
@@ -129,7 +286,7 @@ class BatchingFrameSinkTest {
     @Test
     void discardReleasesAPartialBatch() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ByteBuffer[] f = RecordingHandler.frame(1, new byte[10], 0);
         sink.write(f[0], f[1]);
         sink.discard();
@@ -163,7 +320,7 @@ class BatchingFrameSinkTest {
     @Test
     void aWrittenBatchIsUsedAgainByTheNextPass() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ByteBuf first = pass(ch, sink, 1);
         assertArrayEquals(frameBytes(1), readable(first));
         first.release();                          // what Netty does once the batch is written
@@ -179,7 +336,7 @@ class BatchingFrameSinkTest {
     @Test
     void aBatchStillOutIsNeverUsedAgain() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ByteBuf out = pass(ch, sink, 1);          // not released: Netty has not written it yet
         ByteBuf next = pass(ch, sink, 2);
         assertNotSame(out, next);
@@ -201,7 +358,7 @@ class BatchingFrameSinkTest {
     @Test
     void theRecyclerKeepsAtMostItsLimitAndLetsTheOldestGo() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         List<ByteBuf> out = new ArrayList<>();
         for (int i = 0; i < BufferRecycler.MAX_BATCHES + 4; i++) {
             out.add(pass(ch, sink, i));           // all still out
@@ -218,7 +375,7 @@ class BatchingFrameSinkTest {
     @Test
     void aChangeOfLeakDetectionLevelLetsTheKeptBatchesGo() {
         EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler);
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
         ResourceLeakDetector.Level before = ResourceLeakDetector.getLevel();
         ResourceLeakDetector.Level other = before == ResourceLeakDetector.Level.PARANOID
                 ? ResourceLeakDetector.Level.ADVANCED : ResourceLeakDetector.Level.PARANOID;

@@ -20,7 +20,7 @@ import io.netty.util.concurrent.FastThreadLocal;
  * the one handed out (a first version handed out the oldest and moved 8 KiB messages slower than Netty's pool). When
  * none is back (its connection is backed up, or TLS holds read bytes) a new buffer is allocated, and if the recycler
  * is full it lets the oldest go: whoever holds it frees it once done, as without the recycler. So an I/O thread holds
- * at most {@value #MAX_BATCHES} batches of 32 KiB and {@value #MAX_READS} read buffers of 64 KiB (1.25 MiB) for all
+ * at most {@value #MAX_BATCHES} batches of 32 KiB and {@value #MAX_READS} read buffers of 256 KiB (2 MiB) for all
  * its connections, and an idle one no more than it once had out.
  *
  * <p>A buffer keeps the leak detector's wrapper it was allocated with (at {@code SIMPLE}, one buffer in 128 is tracked
@@ -41,8 +41,13 @@ final class BufferRecycler {
     static final int MAX_BATCHES = 32;
     /** Read buffers kept per I/O thread: a plain connection gives each back before the next read. */
     static final int MAX_READS = 4;
-    /** The size of a read buffer: the most Netty's adaptive guess reads at once. */
-    static final int READ_SIZE = 64 * 1024;
+    /**
+     * The size of a read buffer: more than a socket's default send budget (106,496 bytes), so that one read takes
+     * what the peer's socket has in flight, with one delivery batch and one acknowledgement for all of it, and a
+     * 64 KiB message with its header in one read. 64 KiB (the most Netty's adaptive guess reads) was slower at 8 KiB
+     * and 64 KiB messages, and 1 MiB no faster than 256 KiB (docs/threading.md, session 14).
+     */
+    static final int READ_SIZE = 256 * 1024;
 
     private static final FastThreadLocal<BufferRecycler> BATCHES = new FastThreadLocal<>() {
         @Override

@@ -10,13 +10,13 @@ import io.netty.util.UncheckedBooleanSupplier;
 /**
  * How rds4j's channels read: Netty's adaptive allocator decides how often to read (up to 16 reads per readiness, as
  * Netty's socket channels do by default), but every read goes into one of the I/O thread's
- * {@linkplain BufferRecycler#readBuffers() recycled 64 KiB buffers} instead of a newly allocated one. The connection
+ * {@linkplain BufferRecycler#readBuffers() recycled 256 KiB buffers} instead of a newly allocated one. The connection
  * releases each buffer once the core has decoded it (the core copies what it keeps), so on a plain connection every
  * read of a thread reuses the same buffer; TLS, whose decoder may keep read bytes across reads, holds a buffer longer,
  * and the recycler then allocates.
  *
- * <p>Reading into 64 KiB whatever the adaptive guess costs nothing here, since the buffer is not allocated per read,
- * and lets a busy connection take up to 64 KiB per system call from the first read on.
+ * <p>Reading into 256 KiB whatever the adaptive guess costs nothing here, since the buffer is not allocated per read,
+ * and lets a busy connection take up to 256 KiB per system call from the first read on.
  */
 final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
     /** As Netty's socket channels read by default: up to 16 reads per readiness. */

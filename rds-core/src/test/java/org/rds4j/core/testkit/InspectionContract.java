@@ -248,7 +248,10 @@ public abstract class InspectionContract extends HostsContract {
         CompositeData c0 = (CompositeData) before.get("Counters");
         CompositeData c1 = (CompositeData) after.get("Counters");
         assertEquals(a.counters().keySet(), c1.getCompositeType().keySet(), "every counter, by kernel name");
-        assertTrue((Long) c1.get("send_queued") > (Long) c0.get("send_queued"), "send_queued moves");
+        // Waited for, as the sequence is: a full local build once read the counter unchanged right after the
+        // sequence had moved (the loopback transport; the row with most traffic need not be the row of tx0).
+        long queued0 = (Long) c0.get("send_queued");
+        waitUntil(() -> (Long) counters(server, name).get("send_queued") > queued0, "send_queued moves");
         assertEquals(List.copyOf(a.counters().keySet()), List.of((String[]) after.get("CounterNames")),
                 "the kernel's order");
 
@@ -318,6 +321,14 @@ public abstract class InspectionContract extends HostsContract {
             return (CompositeData[]) server.getAttribute(name, attribute);
         } catch (javax.management.JMException e) {
             throw new AssertionError("cannot read " + attribute + " of " + name, e);
+        }
+    }
+
+    private static CompositeData counters(MBeanServer server, ObjectName name) {
+        try {
+            return (CompositeData) server.getAttribute(name, "Counters");
+        } catch (javax.management.JMException e) {
+            throw new AssertionError("cannot read Counters of " + name, e);
         }
     }
 

@@ -56,8 +56,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     private final ReceiveQueue receiveQueue;
     /** Spare messages with their buffers: as many as the socket once had in flight. */
     private final MessagePool messages = new MessagePool();
-    private volatile CoreSelector.Registration[] registrations = NO_REGISTRATIONS;
-    private static final CoreSelector.Registration[] NO_REGISTRATIONS = {};
+    private final SelectorRegistrations registrations = new SelectorRegistrations();
 
     private volatile boolean closed;
     private volatile boolean blocking = true;
@@ -377,27 +376,16 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     // ------------------------------------------------------------------------------------------------ selectors
 
     void addRegistration(CoreSelector.Registration r) {
-        synchronized (this) {
-            CoreSelector.Registration[] old = registrations;
-            CoreSelector.Registration[] grown = java.util.Arrays.copyOf(old, old.length + 1);
-            grown[old.length] = r;
-            registrations = grown;
-        }
+        registrations.add(r);
     }
 
     void removeRegistration(CoreSelector.Registration r) {
-        synchronized (this) {
-            CoreSelector.Registration[] old = registrations;
-            registrations = java.util.Arrays.stream(old).filter(x -> x != r)
-                    .toArray(CoreSelector.Registration[]::new);
-        }
+        registrations.remove(r);
     }
 
     /** Something changed that may make this socket ready: tell the selectors it is registered with. */
     private void signalSelectors() {
-        for (CoreSelector.Registration r : registrations) {
-            r.signal();
-        }
+        registrations.signal();
     }
 
     // ------------------------------------------------------------------------------------------------ options

@@ -94,7 +94,8 @@ public interface RdsSocket extends Closeable {
      * {@code MSG_ZEROCOPY} with an {@code RDS_CMSG_ZCOPY_COOKIE}. Needs {@link RdsSocketOptions#SO_ZEROCOPY} on.
      *
      * <p><b>Ownership.</b> rds4j keeps a view of the buffer's bytes (position to limit at the time of the call)
-     * until it no longer needs them: when the peer has the message, or it was cancelled, failed or discarded. Then
+     * until it no longer needs them: when the peer has the message, or it was cancelled, failed or discarded, and
+     * no write of the transport still reads them (a transport may send a large direct buffer from where it lies). Then
      * {@code cookie} is reported in a {@link RdsDatagram.Kind#ZEROCOPY_COMPLETION} notification read through
      * {@code receive()}, up to {@link RdsDatagram#MAX_ZEROCOPY_COOKIES} cookies per notification. Until its cookie
      * comes back, the caller must not change those bytes; it may move the buffer's position and limit. The

@@ -266,12 +266,23 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         signalSelectors();
     }
 
-    /** rds4j no longer needs a zero-copy message's buffer: report its cookie and forget the caller's memory. */
+    /**
+     * The peer has a zero-copy message, or it was dropped: report its cookie (unless the transport still reads the
+     * caller's bytes; it reports the cookie when it gives them back) and forget the caller's memory.
+     */
     private void zeroCopyDone(OutgoingMessage m) {
         if (m.isZeroCopy()) {
-            receiveQueue.addZeroCopyCompletion(m.cookie());
+            if (m.completeZeroCopy()) {
+                receiveQueue.addZeroCopyCompletion(m.cookie());
+            }
             m.returnLentPayload();
         }
+    }
+
+    @Override
+    public void zeroCopyCompleted(int cookie) {
+        receiveQueue.addZeroCopyCompletion(cookie);
+        signalSelectors();
     }
 
     @Override

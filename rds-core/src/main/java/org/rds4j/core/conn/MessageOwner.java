@@ -38,4 +38,13 @@ public interface MessageOwner {
      * @param reason why
      */
     void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason);
+
+    /**
+     * A zero-copy message's bytes are no longer read by anyone: report {@code cookie} to the caller. Called by the
+     * transport's thread that gave the bytes back, for a message that was done with while they were still lent
+     * ({@link OutgoingMessage#completeZeroCopy} returned false); otherwise the owner reports the cookie itself.
+     *
+     * @param cookie the caller's number for the send
+     */
+    void zeroCopyCompleted(int cookie);
 }

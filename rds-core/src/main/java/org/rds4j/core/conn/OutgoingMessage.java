@@ -25,6 +25,8 @@ public final class OutgoingMessage {
     private MessageBuffer own;
     /** Sent with {@code sendZeroCopy}: the payload is the caller's, and {@link #cookie} is reported when done. */
     boolean zeroCopy;
+    /** How a zero-copy payload is lent to the transport; reused with the message unless still lent. */
+    private ZeroCopyLoan zeroCopyLoan;
     int cookie;
     MessageOwner owner;
     byte[] extensions;
@@ -116,6 +118,12 @@ public final class OutgoingMessage {
      */
     public OutgoingMessage fillZeroCopy(int sourcePort, int destinationPort, ByteBuffer lent, int cookie,
                                         MessageOwner owner, boolean ackRequired) {
+        ZeroCopyLoan z = zeroCopyLoan;
+        if (z == null || z.isLent()) {
+            z = new ZeroCopyLoan();
+            zeroCopyLoan = z;
+        }
+        z.set(lent, cookie, owner);
         this.payload = lent;
         this.zeroCopy = true;
         this.cookie = cookie;
@@ -140,22 +148,39 @@ public final class OutgoingMessage {
         return cookie;
     }
 
+    /**
+     * A zero-copy message is done with (the peer has it, or it was dropped): whether its cookie may be reported now.
+     *
+     * @return true to report it now; false if the transport still reads the caller's bytes, in which case it reports
+     *         the cookie through {@link MessageOwner#zeroCopyCompleted} when it gives them back
+     */
+    public boolean completeZeroCopy() {
+        ZeroCopyLoan z = zeroCopyLoan;
+        return !zeroCopy || z == null || z.completeUnlessLent();
+    }
+
     /** Forgets a lent payload, so the pool holds no reference to the caller's memory. */
     public void returnLentPayload() {
         if (zeroCopy) {
             payload = own == null ? null : own.bytes;
             zeroCopy = false;
+            zeroCopyLoan.forgetIfIdle();
         }
     }
 
     /**
-     * How a transport may borrow the payload instead of copying it: only a filled message's own direct buffer.
+     * How a transport may borrow the payload instead of copying it: a filled message's own direct buffer, or a
+     * zero-copy send's direct memory, from {@value MessageBuffer#DIRECT_MIN} bytes.
      *
-     * @return the loan, or {@code null} if the payload must be copied (heap memory, the caller's, shared)
+     * @return the loan, or {@code null} if the payload must be copied (heap memory, small, shared)
      */
     PayloadLoan loan() {
+        if (zeroCopy) {
+            boolean lendable = payload.isDirect() && !payload.isReadOnly() && payload.limit() >= MessageBuffer.DIRECT_MIN;
+            return lendable ? zeroCopyLoan : null;
+        }
         MessageBuffer o = own;
-        return o != null && !zeroCopy && payload == o.bytes && o.lendable() ? o : null;
+        return o != null && payload == o.bytes && o.lendable() ? o : null;
     }
 
     private OutgoingMessage init(int sourcePort, int destinationPort, MessageOwner owner, boolean ackRequired) {

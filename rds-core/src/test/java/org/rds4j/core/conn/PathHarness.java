@@ -46,6 +46,11 @@ final class PathHarness {
         boolean closing;
 
         @Override
+        public void zeroCopyCompleted(int cookie) {
+            throw new AssertionError("no zero-copy message is sent here, yet cookie " + cookie + " was reported");
+        }
+
+        @Override
         public boolean isClosed() {
             return false;
         }

@@ -454,6 +454,61 @@ public abstract class SocketSemanticsContract extends HostsContract {
         assertTrue(a.receive(Duration.ofMillis(100)).isEmpty(), "nothing more");
     }
 
+    /**
+     * Large zero-copy sends, which the TCP transport writes straight from the caller's memory: the bytes arrive
+     * intact, the caller's buffers are untouched, and every cookie comes back once. A read-only buffer (which the
+     * transport cannot wrap) and a heap buffer go the copying way and report theirs too.
+     */
+    @Test
+    void largeZeroCopySendsArriveIntactAndReportEveryCookieOnce() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        a.setOption(RdsSocketOptions.SO_ZEROCOPY, true);
+        a.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(10));
+        int n = 12;
+        List<ByteBuffer> lent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int len = i % 2 == 0 ? 40_000 + i : 100_000 - i;          // both under the default send budget
+            ByteBuffer buf = i % 6 == 5 ? ByteBuffer.allocate(len) : ByteBuffer.allocateDirect(len);
+            buf.put(0, pattern(len, i));
+            if (i % 6 == 3) {
+                buf = buf.asReadOnlyBuffer();
+            }
+            lent.add(buf);
+            assertEquals(len, a.sendZeroCopy(buf, b.localAddress(), 2000 + i));
+            // one at a time: the receiver's budget holds about one message this size
+            assertArrayEquals(pattern(len, i), bytes(b.receive(Duration.ofSeconds(30)).orElseThrow()), "message " + i);
+        }
+        List<Integer> cookies = new ArrayList<>();
+        RdsMessageInfo info = new RdsMessageInfo();
+        ByteBuffer dst = ByteBuffer.allocate(16);
+        while (cookies.size() < n) {
+            dst.clear();
+            try {
+                assertEquals(0, a.receive(dst, info, 0));
+            } catch (EtimedoutException e) {
+                throw new AssertionError("cookies so far " + cookies + "; host A's counters " + hostA.counters(), e);
+            }
+            assertEquals(RdsDatagram.Kind.ZEROCOPY_COMPLETION, info.kind());
+            for (int i = 0; i < info.zeroCopyCookieCount(); i++) {
+                cookies.add(info.zeroCopyCookie(i));
+            }
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            expected.add(2000 + i);
+        }
+        cookies.sort(null);
+        assertEquals(expected, cookies, "each cookie once");
+        for (int i = 0; i < n; i++) {
+            ByteBuffer buf = lent.get(i);
+            byte[] now = new byte[buf.capacity()];
+            buf.duplicate().clear().get(now);
+            assertArrayEquals(pattern(buf.capacity(), i), now, "the caller's buffer " + i + " was changed");
+        }
+        assertTrue(a.receive(Duration.ofMillis(100)).isEmpty(), "nothing more");
+    }
+
     @Test
     void cancelledZeroCopyMessagesStillReportTheirCookies() throws Exception {
         RdsSocket a = socket(hostA, addressA(), 4000);

@@ -149,14 +149,14 @@ public final class OutgoingMessage {
     }
 
     /**
-     * A zero-copy message is done with (the peer has it, or it was dropped): whether its cookie may be reported now.
+     * This zero-copy message is done with (the peer has it, or it was dropped): whether its cookie may be reported
+     * now.
      *
      * @return true to report it now; false if the transport still reads the caller's bytes, in which case it reports
      *         the cookie through {@link MessageOwner#zeroCopyCompleted} when it gives them back
      */
     public boolean completeZeroCopy() {
-        ZeroCopyLoan z = zeroCopyLoan;
-        return !zeroCopy || z == null || z.completeUnlessLent();
+        return zeroCopyLoan.completeUnlessLent();
     }
 
     /** Forgets a lent payload, so the pool holds no reference to the caller's memory. */

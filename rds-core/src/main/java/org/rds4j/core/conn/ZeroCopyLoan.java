@@ -1,7 +1,5 @@
 package org.rds4j.core.conn;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import org.rds4j.core.spi.PayloadLoan;
 
@@ -15,44 +13,22 @@ import org.rds4j.core.spi.PayloadLoan;
  *
  * <p>One per pooled message, used again for its next zero-copy send unless it is still lent then.
  */
-final class ZeroCopyLoan implements PayloadLoan {
-    private static final int IDLE = 0;
-    private static final int LENT = 1;
+final class ZeroCopyLoan extends Loan {
     /** Lent, and the message is done with: the give-back reports the cookie. */
     private static final int DONE_WHILE_LENT = 2;
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(ZeroCopyLoan.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private ByteBuffer payload;
-    /** The borrowers' view of {@link #payload}, made on the first borrow of each send's payload. */
-    private ByteBuffer memory;
-    private Object attachment;
     private int cookie;
     private MessageOwner owner;
-    @SuppressWarnings("unused")   // through STATE
-    private volatile int state;
 
     /** Takes the next send's payload (a view of the caller's bytes, position 0), while not lent. */
     void set(ByteBuffer payload, int cookie, MessageOwner owner) {
         if (payload != this.payload) {
-            memory = null;
-            attachment = null;                  // the transport's wrapper was of the previous caller's memory
+            forgetMemory();                     // the transport's wrapper was of the previous caller's memory
         }
         this.payload = payload;
         this.cookie = cookie;
         this.owner = owner;
-    }
-
-    /** Whether the transport has the bytes: the loan may then not take another send's. */
-    boolean isLent() {
-        return state != IDLE;
     }
 
     /**
@@ -62,15 +38,14 @@ final class ZeroCopyLoan implements PayloadLoan {
      *         when it gives them back
      */
     boolean completeUnlessLent() {
-        return !STATE.compareAndSet(this, LENT, DONE_WHILE_LENT);
+        return !changeState(LENT, DONE_WHILE_LENT);
     }
 
     /** Forgets the caller's memory once the cookie is reported, so that the socket's pool keeps none of it. */
     void forgetIfIdle() {
-        if (state == IDLE) {
+        if (!isLent()) {
             payload = null;
-            memory = null;
-            attachment = null;
+            forgetMemory();
         }
     }
 
@@ -80,35 +55,15 @@ final class ZeroCopyLoan implements PayloadLoan {
     }
 
     @Override
-    public boolean borrow() {
-        return STATE.compareAndSet(this, IDLE, LENT);
-    }
-
-    @Override
-    public ByteBuffer memory() {
-        ByteBuffer m = memory;
-        if (m == null) {
-            m = payload.duplicate();            // the borrower moves its position and limit, the message's stay
-            memory = m;
-        }
-        return m;
-    }
-
-    @Override
-    public Object attachment() {
-        return attachment;
-    }
-
-    @Override
-    public void attach(Object attachment) {
-        this.attachment = attachment;
+    ByteBuffer lentBuffer() {
+        return payload;
     }
 
     @Override
     public void giveBack() {
-        int c = cookie;                         // read before the store below lets a sender reuse this loan
+        int c = cookie;                         // read before the loan ends and lets a sender reuse it
         MessageOwner o = owner;
-        if ((int) STATE.getAndSet(this, IDLE) == DONE_WHILE_LENT) {
+        if (endLoan() == DONE_WHILE_LENT) {
             o.zeroCopyCompleted(c);
         }
     }

@@ -177,21 +177,19 @@ final class BatchingFrameSink implements FrameSink {
 
     private void writeBatch() {
         ByteBuf b = batch;
-        batch = null;
-        view = null;
         unflushed = true;
         // On a closed channel the write fails at once and Netty releases the buffer; otherwise Netty releases it
         // once written or failed. Either way the buffer is no longer ours.
         if (written == 0) {
             b.writerIndex(fill);
             channel.write(b, channel.voidPromise());
-            return;
+        } else {
+            writeFilled();
+            b.release();                   // the slices written hold the batch until they are written
         }
-        if (fill > written) {
-            channel.write(b.retainedSlice(written, fill - written), channel.voidPromise());
-        }
+        batch = null;
+        view = null;
         written = 0;
-        b.release();                       // the slices written hold the batch until they are written
     }
 
     /**

@@ -112,11 +112,7 @@ final class ReceiveQueue {
                 mapChanged = socket.markOwnPort(true);
             }
             if (waiting > 0) {
-                if (count > 1 && waiting > 1) {
-                    readable.signalAll();
-                } else {
-                    wake = readable.signalAfterUnlock();
-                }
+                wake = count > 1 ? readable.signalAllAfterUnlock() : readable.signalAfterUnlock();
             }
         } finally {
             lock.unlock();

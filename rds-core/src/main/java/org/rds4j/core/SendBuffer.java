@@ -2,6 +2,7 @@ package org.rds4j.core;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
@@ -151,11 +152,15 @@ final class SendBuffer {
 
     /** Wakes everyone waiting (a release, a new budget, a close). */
     void wakeAll() {
+        Thread last;
         lock.lock();
         try {
-            changed.signalAll();
+            last = changed.signalAllAfterUnlock();
         } finally {
             lock.unlock();
+        }
+        if (last != null) {
+            LockSupport.unpark(last);               // after the lock: the sender wakes into a free lock
         }
     }
 }

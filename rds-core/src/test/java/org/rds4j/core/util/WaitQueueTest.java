@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 class WaitQueueTest {
     private final ReentrantLock lock = new ReentrantLock();
     private final WaitQueue queue = new WaitQueue();
+    private int waitersStarted;
 
     /** Starts a thread that waits once (up to {@code nanos}); its result says how the wait ended. */
     private CompletableFuture<String> waiter(long nanos) {
@@ -37,7 +38,7 @@ class WaitQueueTest {
                     lock.unlock();
                 }
             }
-        }, "wait-queue-test-waiter");
+        }, "wait-queue-test-waiter-" + waitersStarted++);
         t.setDaemon(true);
         t.start();
         return result;
@@ -198,6 +199,30 @@ class WaitQueueTest {
         }
         LockSupport.unpark(t);
         assertEquals("returned", result(w));
+    }
+
+    @Test
+    void signalAllForUnlockWakesAllButTheNewestAtOnceAndLeavesTheNewestToTheCaller() throws Exception {
+        CompletableFuture<String> first = waiter(Long.MAX_VALUE);
+        awaitWaiters(1);
+        CompletableFuture<String> second = waiter(Long.MAX_VALUE);
+        awaitWaiters(2);
+        CompletableFuture<String> newest = waiter(Long.MAX_VALUE);
+        awaitWaiters(3);
+        Thread t;
+        lock.lock();
+        try {
+            t = queue.signalAllAfterUnlock();
+            assertEquals(0, queue.waiters());
+            assertEquals(null, queue.signalAllAfterUnlock(), "nobody else waits");
+        } finally {
+            lock.unlock();
+        }
+        assertEquals("wait-queue-test-waiter-2", t.getName(), "the newest waiter is left to the caller");
+        assertEquals("returned", result(first));
+        assertEquals("returned", result(second));
+        LockSupport.unpark(t);
+        assertEquals("returned", result(newest));
     }
 
     @Test

@@ -8,11 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EinvalException;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
+import org.rds4j.core.util.WaitQueue;
 
 /**
  * {@link RdsSelector} over {@link CoreSocket}s. A socket signals its registrations when it may have become ready
@@ -21,13 +22,14 @@ import org.rds4j.RdsSocket;
  * back on the queue: readiness is level-triggered, as {@code poll} is.
  *
  * <p>Cost on the message path: one volatile read per message for a socket nobody selects on; for a registered
- * socket, one flag test, and a lock only when the registration was not already queued.
+ * socket, one flag test, and a lock only when the registration was not already queued. The selecting thread waits
+ * in a {@link WaitQueue} (no allocation per wait) and is unparked after the lock is released.
  */
 final class CoreSelector implements RdsSelector {
     private final CoreStack stack;
     private final Map<CoreSocket, Registration> registrations = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition signalled = lock.newCondition();
+    private final WaitQueue signalled = new WaitQueue();
     private final ArrayDeque<Registration> ready = new ArrayDeque<>();
     private final List<Registration> batch = new ArrayList<>();
     private boolean woken;
@@ -53,15 +55,19 @@ final class CoreSelector implements RdsSelector {
             if (closed) {
                 return;
             }
+            Thread wake = null;
             lock.lock();
             try {
                 if (!queued) {
                     queued = true;
                     ready.addLast(this);
-                    signalled.signal();
+                    wake = signalled.signalAfterUnlock();
                 }
             } finally {
                 lock.unlock();
+            }
+            if (wake != null) {
+                LockSupport.unpark(wake);            // after the lock: the selecting thread wakes into a free lock
             }
         }
     }
@@ -103,7 +109,7 @@ final class CoreSelector implements RdsSelector {
                 if (left <= 0) {
                     break;
                 }
-                signalled.awaitNanos(left);
+                signalled.await(lock, left);
             }
             woken = false;
             Registration r;
@@ -152,12 +158,16 @@ final class CoreSelector implements RdsSelector {
 
     @Override
     public void wakeup() {
+        Thread wake;
         lock.lock();
         try {
             woken = true;
-            signalled.signal();
+            wake = signalled.signalAfterUnlock();
         } finally {
             lock.unlock();
+        }
+        if (wake != null) {
+            LockSupport.unpark(wake);
         }
     }
 

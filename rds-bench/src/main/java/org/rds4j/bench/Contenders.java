@@ -39,7 +39,7 @@ public final class Contenders {
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
                 new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
-                // The I/O threads sleeping as soon as they are idle, as before session 10 (the default yields 100 us).
+                // The I/O threads sleeping as soon as they are idle, as before session 10 (the default yields 250 us).
                 new Rds4jContender("tcp", "rds4j-tcp-sleep", b -> b.property("tcp.yieldMicros", "0")),
                 Rds4jContender.tls("rds4j-tcp-tls"),
                 new Rds4jContender("loopback"),

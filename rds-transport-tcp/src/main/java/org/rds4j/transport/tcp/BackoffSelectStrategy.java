@@ -30,10 +30,11 @@ final class BackoffSelectStrategy implements SelectStrategy {
     static final long FOREVER = Long.MAX_VALUE;
     /**
      * How long an idle I/O thread yields before it sleeps unless {@code tcp.yieldMicros} says otherwise: longer than
-     * a round trip on a busy 2-core machine (about 60 us for raw NIO's), so the reply to what it just handled finds
-     * it awake.
+     * a round trip of up to 64 KiB on a busy 2-core machine (rds4j's 75 to 110 us at 64 KiB, raw NIO's about 60 us
+     * at 64 B), so the reply to what it just handled finds it awake. 100 us covered 64 B but not 64 KiB, whose
+     * replies found the thread asleep in {@code epoll_wait} (docs/threading.md, session 15).
      */
-    static final int DEFAULT_YIELD_MICROS = 100;
+    static final int DEFAULT_YIELD_MICROS = 250;
 
     private final long yieldNanos;
     private long lastWork = System.nanoTime();

@@ -25,7 +25,7 @@
  * {@code tcpPort}: lets a test put a proxy between two stacks), {@code tcp.lowWaterMark} and {@code tcp.highWaterMark} (bytes queued in the
  * transport before {@link org.rds4j.core.spi.FrameSink#isWritable()} turns false and after which it turns true
  * again; default 256 KiB and 1 MiB), {@code tcp.yieldMicros} (how long an idle epoll I/O thread keeps yielding and
- * checking for work after its last before it sleeps in {@code epoll_wait}, default 100; 0 sleeps at once; busy-poll
+ * checking for work after its last before it sleeps in {@code epoll_wait}, default 250; 0 sleeps at once; busy-poll
  * yields for ever: {@code BackoffSelectStrategy}).
  */
 package org.rds4j.transport.tcp;

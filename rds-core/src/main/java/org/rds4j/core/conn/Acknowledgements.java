@@ -54,6 +54,11 @@ final class Acknowledgements {
     /** The epoch the current connection began in: pings of earlier connections have an older {@code pingEpoch}. */
     private long connectionEpoch;
     private int nextSlot;
+    /**
+     * Whether running out of ports was logged at WARN since a pong last freed one: a kernel that kills a lane's
+     * connections as they come (docs/interop.md) made this warning on every reset, dozens of times a minute.
+     */
+    private boolean exhaustionLogged;
 
     /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
     private boolean owed;
@@ -283,6 +288,7 @@ final class Acknowledgements {
                         quarantinedSince[j] = 0;     // no older pong can follow this one
                     }
                 }
+                exhaustionLogged = false;
             } else if (result == NOT_OURS) {
                 result = LATE;
             }
@@ -310,6 +316,7 @@ final class Acknowledgements {
                 }
             }
         }
+        exhaustionLogged = false;
         quarantineOutstanding();
     }
 
@@ -333,8 +340,13 @@ final class Acknowledgements {
     private int grow() {
         int have = ports == null ? 0 : ports.length;
         if (have >= MAX_PORTS) {
-            log.warn("{}: all {} acknowledgement ports are quarantined by resets; not pinging until a pong arrives",
-                    describe, have);
+            if (!exhaustionLogged) {
+                exhaustionLogged = true;
+                log.warn("{}: all {} acknowledgement ports are quarantined by resets; not pinging until a pong"
+                        + " arrives", describe, have);
+            } else {
+                log.debug("{}: all {} acknowledgement ports are still quarantined", describe, have);
+            }
             return -1;
         }
         int[] got = env.ackPorts(local, have + MAX_OUTSTANDING);

@@ -15,7 +15,7 @@ import org.rds4j.core.util.BoundedPool;
  * hands the other end a {@link Segment}: the region of the chunk it filled (at most 64 KiB, as TCP segments a
  * stream), with no copy; a chunk is shared by the passes that fill it and comes back to this end's pool when the
  * other end has read its last segment. The segments queue at the other end, whose stack thread hands them to its
- * handler through one reused view; once consumed, this end hears {@link ConnectionHandler#onTransmitted} for them.
+ * handler through the chunk's own view ({@link Chunk}); once consumed, this end hears {@link ConnectionHandler#onTransmitted} for them.
  * Bytes in flight above the high-water mark pause the writer until the reader catches up. Steady traffic allocates
  * nothing: chunks, segments and tasks are reused.
  *
@@ -23,7 +23,6 @@ import org.rds4j.core.util.BoundedPool;
  * the receiving end's monitor, and the pools are safe for both threads.
  */
 final class LoopbackEndpoint implements TransportConnection, FrameSink {
-    private static final int CHUNK = 64 * 1024;
     /** Chunks and segments kept per writing end: the high-water mark's worth and some. */
     private static final int POOL = 64;
 
@@ -38,11 +37,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private final Runnable transmitTask = this::runTransmit;
     private final Runnable deliverTask = this::deliverPending;
     private final Runnable consumedTask = this::reportConsumed;
-    private final BoundedPool<ByteBuffer> chunks = new BoundedPool<>(POOL, () -> ByteBuffer.allocate(CHUNK));
+    private final BoundedPool<Chunk> chunks = new BoundedPool<>(POOL, Chunk::new);
     private final BoundedPool<Segment> segments = new BoundedPool<>(4 * POOL, Segment::new);
-    /** The reader's one view of the segment it is handing to its handler. */
-    private ByteBuffer view;
-    private ByteBuffer viewChunk;
     private LoopbackEndpoint peer;
     private volatile ConnectionHandler handler;
 
@@ -51,7 +47,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private boolean peerFinished;
 
     // Our writing state, on our thread.
-    private ByteBuffer staging = chunks.take();
+    private Chunk staging = chunks.take();
     /** Where the part of the staging chunk not yet handed over starts. */
     private int stagedFrom;
     private long written;
@@ -141,12 +137,13 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         int pos = src.position();
         int end = src.limit();
         while (pos < end) {
-            int n = Math.min(end - pos, staging.remaining());
-            staging.put(staging.position(), src, pos, n);
-            staging.position(staging.position() + n);
+            ByteBuffer b = staging.bytes;
+            int n = Math.min(end - pos, b.remaining());
+            b.put(b.position(), src, pos, n);
+            b.position(b.position() + n);
             pos += n;
             written += n;
-            if (!staging.hasRemaining()) {
+            if (!b.hasRemaining()) {
                 flushChunk();
             }
         }
@@ -154,7 +151,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     /** Hands what this pass staged to the peer, as a segment of the chunk; moves to a new chunk when it is full. */
     private void flushChunk() {
-        int end = staging.position();
+        int end = staging.bytes.position();
         if (end == stagedFrom) {
             return;
         }
@@ -163,10 +160,10 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         seg.from = stagedFrom;
         seg.to = end;
         seg.endOffset = written;
-        seg.lastOfChunk = !staging.hasRemaining();
+        seg.lastOfChunk = !staging.bytes.hasRemaining();
         if (seg.lastOfChunk) {
             staging = chunks.take();
-            staging.clear();
+            staging.bytes.clear();
             stagedFrom = 0;
         } else {
             stagedFrom = end;
@@ -234,10 +231,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
                 break;
             }
             end = seg.endOffset;
-            if (viewChunk != seg.chunk) {
-                viewChunk = seg.chunk;
-                view = seg.chunk.duplicate();    // once per chunk, not per segment
-            }
+            ByteBuffer view = seg.chunk.view;        // made with the chunk: nothing allocated here
             view.limit(seg.to).position(seg.from);
             h.onBytes(view);
             peer.segmentRead(seg);

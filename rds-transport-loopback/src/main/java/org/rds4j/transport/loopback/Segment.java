@@ -1,7 +1,5 @@
 package org.rds4j.transport.loopback;
 
-import java.nio.ByteBuffer;
-
 /**
  * What one transmit pass handed the other end: a region of a chunk of the writer's. Several passes fill one 64 KiB
  * chunk, so a pass of one small message costs no chunk and no copy; the segment that ends a chunk gives the chunk
@@ -9,7 +7,7 @@ import java.nio.ByteBuffer;
  * then). Pooled like the chunks: steady traffic allocates nothing.
  */
 final class Segment {
-    ByteBuffer chunk;
+    Chunk chunk;
     int from;
     int to;
     /** Reading this segment finishes the chunk: give it back. */

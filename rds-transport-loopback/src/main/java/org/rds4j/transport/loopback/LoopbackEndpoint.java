@@ -15,9 +15,9 @@ import org.rds4j.core.util.BoundedPool;
  * hands the other end a {@link Segment}: the region of the chunk it filled (at most 64 KiB, as TCP segments a
  * stream), with no copy; a chunk is shared by the passes that fill it and comes back to this end's pool when the
  * other end has read its last segment. The segments queue at the other end, whose stack thread hands them to its
- * handler through the chunk's own view ({@link Chunk}); once consumed, this end hears {@link ConnectionHandler#onTransmitted} for them.
- * Bytes in flight above the high-water mark pause the writer until the reader catches up. Steady traffic allocates
- * nothing: chunks, segments and tasks are reused.
+ * handler through the chunk's own view ({@link Chunk}); once consumed, this end hears
+ * {@link ConnectionHandler#onTransmitted} for them. Bytes in flight above the high-water mark pause the writer until
+ * the reader catches up. Steady traffic allocates nothing: chunks (with their views), segments and tasks are reused.
  *
  * <p>Threads: handler calls of this end run on this end's stack thread; the queue between the two ends is guarded by
  * the receiving end's monitor, and the pools are safe for both threads.

@@ -89,6 +89,33 @@ public abstract class SocketSemanticsContract extends HostsContract {
         return b;
     }
 
+    /**
+     * Reads zero-copy completion notifications from {@code a} (within its SO_RCVTIMEO each) until they hold {@code n}
+     * cookies in all, each one a completion and nothing else; returns each notification's cookies.
+     */
+    private List<List<Integer>> zeroCopyCompletions(RdsSocket a, int n) throws IOException {
+        List<List<Integer>> notifications = new ArrayList<>();
+        RdsMessageInfo info = new RdsMessageInfo();
+        ByteBuffer dst = ByteBuffer.allocate(16);
+        for (int got = 0; got < n; ) {
+            dst.clear();
+            try {
+                assertEquals(0, a.receive(dst, info, 0));
+            } catch (EtimedoutException e) {
+                throw new AssertionError("cookies so far " + notifications + "; host A's counters "
+                        + hostA.counters(), e);
+            }
+            assertEquals(RdsDatagram.Kind.ZEROCOPY_COMPLETION, info.kind());
+            List<Integer> cookies = new ArrayList<>();
+            for (int i = 0; i < info.zeroCopyCookieCount(); i++) {
+                cookies.add(info.zeroCopyCookie(i));
+            }
+            notifications.add(cookies);
+            got += cookies.size();
+        }
+        return notifications;
+    }
+
     private static byte[] bytes(RdsDatagram d) {
         byte[] b = new byte[d.length()];
         d.payload().duplicate().get(b);
@@ -428,23 +455,12 @@ public abstract class SocketSemanticsContract extends HostsContract {
         for (int i = 0; i < n; i++) {
             assertArrayEquals(pattern(2000, i), bytes(b.receive(Duration.ofSeconds(30)).orElseThrow()));
         }
-        List<Integer> cookies = new ArrayList<>();
-        RdsMessageInfo info = new RdsMessageInfo();
-        ByteBuffer dst = ByteBuffer.allocate(16);
         a.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(10));
-        while (cookies.size() < n) {
-            dst.clear();
-            try {
-                assertEquals(0, a.receive(dst, info, 0));
-            } catch (EtimedoutException e) {
-                throw new AssertionError("cookies so far " + cookies + "; host A's counters " + hostA.counters(), e);
-            }
-            assertEquals(RdsDatagram.Kind.ZEROCOPY_COMPLETION, info.kind());
-            assertTrue(info.zeroCopyCookieCount() >= 1 && info.zeroCopyCookieCount() <= 8,
-                    info.zeroCopyCookieCount() + " cookies in one notification");
-            for (int i = 0; i < info.zeroCopyCookieCount(); i++) {
-                cookies.add(info.zeroCopyCookie(i));
-            }
+        List<Integer> cookies = new ArrayList<>();
+        for (List<Integer> notification : zeroCopyCompletions(a, n)) {
+            assertTrue(notification.size() >= 1 && notification.size() <= 8,
+                    notification.size() + " cookies in one notification");
+            cookies.addAll(notification);
         }
         List<Integer> expected = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -480,20 +496,7 @@ public abstract class SocketSemanticsContract extends HostsContract {
             assertArrayEquals(pattern(len, i), bytes(b.receive(Duration.ofSeconds(30)).orElseThrow()), "message " + i);
         }
         List<Integer> cookies = new ArrayList<>();
-        RdsMessageInfo info = new RdsMessageInfo();
-        ByteBuffer dst = ByteBuffer.allocate(16);
-        while (cookies.size() < n) {
-            dst.clear();
-            try {
-                assertEquals(0, a.receive(dst, info, 0));
-            } catch (EtimedoutException e) {
-                throw new AssertionError("cookies so far " + cookies + "; host A's counters " + hostA.counters(), e);
-            }
-            assertEquals(RdsDatagram.Kind.ZEROCOPY_COMPLETION, info.kind());
-            for (int i = 0; i < info.zeroCopyCookieCount(); i++) {
-                cookies.add(info.zeroCopyCookie(i));
-            }
-        }
+        zeroCopyCompletions(a, n).forEach(cookies::addAll);
         List<Integer> expected = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             expected.add(2000 + i);

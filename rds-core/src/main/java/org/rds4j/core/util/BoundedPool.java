@@ -8,7 +8,8 @@ import java.util.function.Supplier;
  * A fixed-capacity pool of reusable objects that any thread may take from and give back to, without locks and
  * without allocating: Dmitry Vyukov's bounded multi-producer multi-consumer queue, where each slot carries a
  * sequence number that says whose turn it is. A full pool drops what is given back (the garbage collector takes it);
- * an empty pool makes a new object.
+ * an empty pool makes a new object. Objects come out in the order they went in, so the loopback transport also uses
+ * it as its task queue.
  *
  * <p>Why not a lock-free stack: objects here are reused, so a Treiber stack's compare-and-set can succeed on a head
  * that was taken and given back meanwhile (ABA) and corrupt the list. The sequence numbers rule that out.

@@ -7,8 +7,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
@@ -23,7 +21,7 @@ final class LoopbackInstance implements TransportInstance {
     private static final AtomicInteger PORTS = new AtomicInteger(32768);
 
     private final TransportHost host;
-    private final ThreadPoolExecutor executor;
+    private final LoopbackLoop loop;
     private final Set<InetAddress> listening = ConcurrentHashMap.newKeySet();
     private final Set<LoopbackEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final int highWaterMark;
@@ -33,21 +31,12 @@ final class LoopbackInstance implements TransportInstance {
         this.host = host;
         this.highWaterMark = Integer.parseInt(host.config().property("loopback.highWaterMark", "1048576"));
         String name = "rds4j-" + host.config().name() + "-loop";
-        // An array-backed queue: a linked one would allocate a node per task, and tasks come per transmit pass and
-        // per delivery. Most tasks are an endpoint's preallocated "transmit" or "deliver", queued once while
-        // pending, so the queue never comes near full; if it did, another thread waits for room, and the stack's own
-        // thread (which must not wait for itself) runs the task at once.
+        // Most tasks are an endpoint's preallocated "transmit" or "deliver", queued once while pending, so the queue
+        // never comes near full; if it did, another thread waits for room, and the stack's own thread (which must
+        // not wait for itself) runs the task at once.
         long yieldNanos = yieldMicros(host.config().property("loopback.yieldMicros", "100")) * 1_000L;
-        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new YieldingTaskQueue(1 << 16, yieldNanos),
-                r -> {
-                    Thread t = new Thread(r, name);
-                    t.setDaemon(true);
-                    loopThread = t;
-                    return t;
-                }, this::queueFull);
+        this.loop = new LoopbackLoop(name, 1 << 16, yieldNanos);
     }
-
-    private volatile Thread loopThread;
 
     private static long yieldMicros(String value) {
         try {
@@ -62,22 +51,6 @@ final class LoopbackInstance implements TransportInstance {
                 + " 1000000, was \"" + value + "\"");
     }
 
-    private void queueFull(Runnable task, ThreadPoolExecutor pool) {
-        if (pool.isShutdown()) {
-            throw new RejectedExecutionException("the loopback transport of " + host.config().name() + " is closed");
-        }
-        if (Thread.currentThread() == loopThread) {
-            task.run();
-            return;
-        }
-        try {
-            pool.getQueue().put(task);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RejectedExecutionException("interrupted while the loopback queue was full", e);
-        }
-    }
-
     TransportHost host() {
         return host;
     }
@@ -88,11 +61,7 @@ final class LoopbackInstance implements TransportInstance {
 
     /** Runs a task on this stack's thread; dropped once the instance is closed. */
     void execute(Runnable task) {
-        try {
-            executor.execute(task);
-        } catch (RejectedExecutionException e) {
-            // closed: the endpoints were aborted and their handlers told
-        }
+        loop.execute(task);                      // refused once closed: the endpoints were aborted, their handlers told
     }
 
     void removed(LoopbackEndpoint e) {
@@ -167,14 +136,10 @@ final class LoopbackInstance implements TransportInstance {
         for (LoopbackEndpoint e : endpoints) {
             e.abort();
         }
-        executor.shutdown();
         try {
-            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
+            loop.close(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            executor.shutdownNow();
         }
     }
 }

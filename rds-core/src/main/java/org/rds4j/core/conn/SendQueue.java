@@ -4,8 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.Iterator;
 import org.rds4j.RdsDatagram;
 import org.rds4j.core.RdsCounters;
 import org.rds4j.core.RdsCounters.Counter;
@@ -37,8 +35,22 @@ final class SendQueue {
      * so each of those writes cost the next sender a cache miss (and the reverse).
      */
     private final OutgoingMessage[] inbox = new OutgoingMessage[2 * TOP];
-    private final ArrayDeque<OutgoingMessage> unsent = new ArrayDeque<>();
-    private final ArrayDeque<OutgoingMessage> sent = new ArrayDeque<>();
+    /*
+     * The numbered messages, oldest first, linked through OutgoingMessage.next as the inbox left them: those written
+     * and kept until the peer has them (the kernel's c_retrans), from head up to lastSent, then those not yet written
+     * (c_send_queue), from firstUnsent to tail. One list, not two queues of references: under G1 every reference
+     * stored into an old object of another region costs a fence in the write barrier, and a message moved through
+     * two array queues cost four such stores (in, out, in, out) besides its links. Here a message's link is written
+     * once, as the inbox is reversed, and a transmit pass or a release moves the cursors once per pass or batch.
+     */
+    private OutgoingMessage head;
+    private OutgoingMessage tail;
+    /** The first message not yet written, or null when every message held was written. */
+    private OutgoingMessage firstUnsent;
+    /** The newest message written and held (the one just before firstUnsent), or null when none is. */
+    private OutgoingMessage lastSent;
+    /** Messages in the list. */
+    private int count;
     private int pongsHeld;
     private long nextSeq = 1;
 
@@ -66,7 +78,8 @@ final class SendQueue {
         if (m == null) {
             return;
         }
-        OutgoingMessage reversed = null;              // the stack is newest first: reverse it
+        OutgoingMessage last = m;                     // the newest: it ends the chain once reversed
+        OutgoingMessage reversed = null;              // newest first: reversing it links it oldest first
         while (m != null) {
             OutgoingMessage next = m.next;
             m.next = reversed;
@@ -74,15 +87,56 @@ final class SendQueue {
             m = next;
         }
         int n = 0;
-        while (reversed != null) {
-            OutgoingMessage next = reversed.next;
-            reversed.next = null;
-            reversed.sequence = nextSeq++;
-            unsent.addLast(reversed);
-            reversed = next;
+        for (OutgoingMessage q = reversed; q != null; q = q.next) {
+            q.sequence = nextSeq++;
             n++;
         }
+        append(reversed, last, n);
         counters.add(Counter.SEND_QUEUED, n);         // once per batch: senders share no counter
+    }
+
+    /** Appends a chain, already linked from {@code first} to {@code last} (whose link is null), as unsent. */
+    private void append(OutgoingMessage first, OutgoingMessage last, int n) {
+        if (tail == null) {
+            head = first;
+        } else {
+            tail.next = first;
+        }
+        tail = last;
+        if (firstUnsent == null) {
+            firstUnsent = first;
+        }
+        count += n;
+    }
+
+    /** Appends one message as unsent. */
+    private void append(OutgoingMessage m) {
+        m.next = null;
+        append(m, m, 1);
+    }
+
+    /**
+     * Takes {@code m} out of the list; {@code prev} is the message before it, or {@code null} if it is the first.
+     * Its link is cleared; the cursors that pointed at it move to its neighbours.
+     */
+    void unlink(OutgoingMessage prev, OutgoingMessage m) {
+        OutgoingMessage next = m.next;
+        if (prev == null) {
+            head = next;
+        } else {
+            prev.next = next;
+        }
+        if (tail == m) {
+            tail = prev;
+        }
+        if (firstUnsent == m) {
+            firstUnsent = next;
+        }
+        if (lastSent == m) {
+            lastSent = prev;
+        }
+        m.next = null;
+        count--;
     }
 
     /**
@@ -111,7 +165,7 @@ final class SendQueue {
     void add(OutgoingMessage m) {
         takeInbox();                                  // keep the numbering in push order
         m.sequence = nextSeq++;
-        unsent.addLast(m);
+        append(m);
     }
 
     /**
@@ -122,7 +176,7 @@ final class SendQueue {
      */
     void addAheadOfInbox(OutgoingMessage m) {
         m.sequence = nextSeq++;
-        unsent.addLast(m);
+        append(m);
     }
 
     /**
@@ -135,9 +189,19 @@ final class SendQueue {
      * @return how many were dropped
      */
     int dropUnwrittenProbes() {
-        int before = unsent.size();
-        unsent.removeIf(m -> !m.retransmit && isProbe(m));
-        return before - unsent.size();
+        int dropped = 0;
+        OutgoingMessage prev = lastSent;
+        for (OutgoingMessage m = firstUnsent; m != null; ) {
+            OutgoingMessage next = m.next;
+            if (!m.retransmit && isProbe(m)) {
+                unlink(prev, m);
+                dropped++;
+            } else {
+                prev = m;
+            }
+            m = next;
+        }
+        return dropped;
     }
 
     private static boolean isProbe(OutgoingMessage m) {
@@ -145,48 +209,54 @@ final class SendQueue {
                 && m.destinationPort() == 0;
     }
 
-    /** The next message to write, or {@code null}. */
-    OutgoingMessage pollUnsent() {
-        return unsent.pollFirst();
+    /**
+     * The first message not yet written, or {@code null}. A transmit pass walks on from it through
+     * {@link OutgoingMessage#next} and says once, with {@link #wrote}, where it stopped: no reference is stored per
+     * message written.
+     */
+    OutgoingMessage firstUnsent() {
+        return firstUnsent;
     }
 
-    /** A message taken by {@link #pollUnsent} that did not go after all: it stays first. */
-    void unpoll(OutgoingMessage m) {
-        unsent.addFirst(m);
+    /** The newest message written and held, the one before {@link #firstUnsent()}, or {@code null}. */
+    OutgoingMessage lastSent() {
+        return lastSent;
     }
 
-    /** A message was written: keep it until the peer has it. */
-    void written(OutgoingMessage m) {
-        sent.addLast(m);
+    /**
+     * A pass wrote every message before {@code next}: {@code last} is now the newest written and held (the one
+     * before {@code next}, or {@code null} if none is held), and {@code next} the first to write.
+     *
+     * @param last the newest message written and held, or {@code null}
+     * @param next the first message not written, or {@code null} if the pass wrote them all
+     */
+    void wrote(OutgoingMessage last, OutgoingMessage next) {
+        lastSent = last;
+        firstUnsent = next;
     }
 
     /** Whether anything waits to be written, in the inbox or the send queue. */
     boolean hasUnsent() {
-        return !unsent.isEmpty() || inboxTop() != null;
+        return firstUnsent != null || inboxTop() != null;
     }
 
     boolean hasSent() {
-        return !sent.isEmpty();
+        return lastSent != null;
     }
 
     /** The number of the newest message written and not yet released, 0 if none. */
     long newestSent() {
-        OutgoingMessage tail = sent.peekLast();
-        return tail == null ? 0 : tail.sequence;
+        return lastSent == null ? 0 : lastSent.sequence;
     }
 
     long nextSeq() {
         return nextSeq;
     }
 
-    /** The number of the oldest message not yet released (written or not), {@link #nextSeq} if none; takes the inbox in. */
+    /** The number of the oldest message held (written or not), else {@link #nextSeq}; takes the inbox in. */
     long oldestSeq() {
         takeInbox();
-        OutgoingMessage m = sent.peekFirst();
-        if (m == null) {
-            m = unsent.peekFirst();
-        }
-        return m == null ? nextSeq : m.sequence;
+        return head == null ? nextSeq : head.sequence;
     }
 
     /**
@@ -200,13 +270,13 @@ final class SendQueue {
             c[0]++;
             c[1] += m.length();
         }
-        for (OutgoingMessage m : unsent) {
-            c[0]++;
-            c[1] += m.length();
-        }
-        for (OutgoingMessage m : sent) {
-            c[2]++;
-            c[3] += m.length();
+        boolean written = lastSent != null;
+        for (OutgoingMessage m = head; m != null; m = m.next) {
+            if (m == firstUnsent) {
+                written = false;
+            }
+            c[written ? 2 : 0]++;
+            c[written ? 3 : 1] += m.length();
         }
         return c;
     }
@@ -214,7 +284,12 @@ final class SendQueue {
     /** Messages numbered (unsent and unreleased); the inbox is taken in first. */
     int size() {
         takeInbox();
-        return unsent.size() + sent.size();
+        return count;
+    }
+
+    /** The oldest message held, written or not, or {@code null}; the others follow through its links. */
+    OutgoingMessage head() {
+        return head;
     }
 
     /**
@@ -224,44 +299,54 @@ final class SendQueue {
      * @return whether anything was released
      */
     boolean releaseUpTo(long seq) {
-        OutgoingMessage m;
-        boolean any = false;
+        if (lastSent == null || Long.compareUnsigned(head.sequence, seq) > 0) {
+            return false;
+        }
+        OutgoingMessage stop = firstUnsent;           // never release what was not written
+        OutgoingMessage m = head;
         MessageOwner run = null;
         OutgoingMessage first = null;
         OutgoingMessage last = null;
-        int count = 0;
+        int runCount = 0;
         long bytes = 0;
-        while ((m = sent.peekFirst()) != null && Long.compareUnsigned(m.sequence, seq) <= 0) {
-            sent.pollFirst();
-            any = true;
+        int released = 0;
+        while (m != stop && Long.compareUnsigned(m.sequence, seq) <= 0) {
+            OutgoingMessage next = m.next;
+            released++;
             gone(m);
-            MessageOwner o = m.owner;
-            if (o == null) {
-                continue;
+            if (m == lastSent) {
+                lastSent = null;                      // every written message goes
             }
-            if (o != run) {
+            MessageOwner o = m.owner;
+            if (o != run || o == null) {
                 if (run != null) {
-                    run.released(first, last, count, bytes);
+                    last.next = null;                 // the run ends here: cut it from what follows
+                    run.released(first, last, runCount, bytes);
                 }
                 run = o;
-                first = null;
-                count = 0;
+                first = m;
+                runCount = 0;
                 bytes = 0;
             }
-            m.next = null;
-            if (first == null) {
-                first = m;
+            if (o != null) {
+                last = m;                             // consecutive messages of one socket: already linked
+                runCount++;
+                bytes += m.length();
             } else {
-                last.next = m;
+                m.next = null;
             }
-            last = m;
-            count++;
-            bytes += m.length();
+            m = next;
         }
+        head = m;
+        if (m == null) {
+            tail = null;
+        }
+        count -= released;
         if (run != null) {
-            run.released(first, last, count, bytes);
+            last.next = null;
+            run.released(first, last, runCount, bytes);
         }
-        return any;
+        return true;
     }
 
     /**
@@ -274,16 +359,26 @@ final class SendQueue {
     int requeueForResend() {
         takeInbox();
         int requeued = 0;
-        OutgoingMessage m;
-        while ((m = sent.pollLast()) != null) {
-            if (m.ackPing) {
-                continue;
+        boolean written = lastSent != null;
+        OutgoingMessage prev = null;
+        for (OutgoingMessage m = head; m != null; ) {
+            OutgoingMessage next = m.next;
+            if (m == firstUnsent) {
+                written = false;
             }
-            m.retransmit = true;
-            unsent.addFirst(m);
-            requeued++;
+            if (m.ackPing) {
+                unlink(prev, m);
+            } else {
+                if (written) {
+                    m.retransmit = true;
+                    requeued++;
+                }
+                prev = m;
+            }
+            m = next;
         }
-        unsent.removeIf(q -> q.ackPing);
+        firstUnsent = head;
+        lastSent = null;
         counters.add(Counter.SEND_RETRANSMITTED, requeued);
         return requeued;
     }
@@ -300,17 +395,25 @@ final class SendQueue {
     int flushForPeerRestart() {
         takeInbox();
         int flushed = 0;
-        OutgoingMessage m;
-        while ((m = sent.pollFirst()) != null) {
+        while (lastSent != null) {
+            OutgoingMessage m = head;
+            unlink(null, m);
             flushed++;
             gone(m);
             if (m.owner != null) {
                 m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
             }
         }
-        unsent.removeIf(q -> q.ackPing);
-        for (OutgoingMessage q : unsent) {
-            q.retransmit = false;                     // the new peer never had them
+        OutgoingMessage prev = null;
+        for (OutgoingMessage m = head; m != null; ) {
+            OutgoingMessage next = m.next;
+            if (m.ackPing) {
+                unlink(prev, m);
+            } else {
+                m.retransmit = false;                 // the new peer never had them
+                prev = m;
+            }
+            m = next;
         }
         counters.add(Counter.SEND_FLUSHED, flushed);
         return flushed;
@@ -319,24 +422,28 @@ final class SendQueue {
     /** Drops every message of {@code owner} to {@code port}, queued or written and unreleased; returns how many. */
     int cancel(MessageOwner owner, int port) {
         takeInbox();
-        return cancelFrom(unsent, owner, port) + cancelFrom(sent, owner, port);
+        return cancelMatching(owner, port);
     }
 
     /** Drops every message of {@code owner}, queued or written and unreleased (its socket closed); returns how many. */
     int purge(MessageOwner owner) {
         takeInbox();
-        return cancelFrom(unsent, owner, -1) + cancelFrom(sent, owner, -1);
+        return cancelMatching(owner, -1);
     }
 
-    private int cancelFrom(ArrayDeque<OutgoingMessage> queue, MessageOwner owner, int port) {
+    private int cancelMatching(MessageOwner owner, int port) {
         int n = 0;
-        for (Iterator<OutgoingMessage> it = queue.iterator(); it.hasNext(); ) {
-            OutgoingMessage m = it.next();
+        OutgoingMessage prev = null;
+        for (OutgoingMessage m = head; m != null; ) {
+            OutgoingMessage next = m.next;
             if (m.owner == owner && (port < 0 || m.destinationPort == port)) {
-                it.remove();
+                unlink(prev, m);
                 owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
                 n++;
+            } else {
+                prev = m;
             }
+            m = next;
         }
         return n;
     }
@@ -350,14 +457,13 @@ final class SendQueue {
     int failAll(RdsDatagram.Failure reason) {
         takeInbox();
         int n = 0;
-        for (ArrayDeque<OutgoingMessage> q : java.util.List.of(sent, unsent)) {
-            OutgoingMessage m;
-            while ((m = q.pollFirst()) != null) {
-                gone(m);
-                if (m.owner != null) {
-                    m.owner.failed(m, destination(m), reason);
-                    n++;
-                }
+        while (head != null) {
+            OutgoingMessage m = head;
+            unlink(null, m);
+            gone(m);
+            if (m.owner != null) {
+                m.owner.failed(m, destination(m), reason);
+                n++;
             }
         }
         return n;
@@ -366,8 +472,11 @@ final class SendQueue {
     /** The stack is closing: forget everything. */
     void clear() {
         takeInbox();
-        unsent.clear();
-        sent.clear();
+        head = null;
+        tail = null;
+        firstUnsent = null;
+        lastSent = null;
+        count = 0;
         pongsHeld = 0;
     }
 
@@ -377,7 +486,7 @@ final class SendQueue {
 
     @Override
     public String toString() {
-        return "nextTx=" + Long.toUnsignedString(nextSeq) + " queued=" + unsent.size()
-                + (inboxTop() != null ? "+inbox" : "") + " sent=" + sent.size();
+        long[] c = census();
+        return "nextTx=" + Long.toUnsignedString(nextSeq) + " queued=" + c[0] + " sent=" + c[2];
     }
 }

@@ -92,10 +92,12 @@ class MultipathTest {
         assertTrue(mp.catchingUp());
         assertFalse(mp.path0Progress(queue), "path 0 has 3 messages outstanding");
         assertTrue(mp.catchingUp(), "the other lanes hold");
-        OutgoingMessage m;
-        while ((m = queue.pollUnsent()) != null) {
-            queue.written(m);
+        queue.takeInbox();
+        OutgoingMessage last = null;
+        for (OutgoingMessage m = queue.firstUnsent(); m != null; m = m.next) {
+            last = m;                                         // as a transmit pass writes them all
         }
+        queue.wrote(last, null);
         queue.releaseUpTo(2);
         assertFalse(mp.path0Progress(queue), "message 3 is still outstanding");
         queue.releaseUpTo(3);

@@ -802,17 +802,10 @@ final class PathHarness {
         }
     }
 
-    /** One of the path's {@link SendQueue}'s queues ({@code unsent} or {@code sent}), read under the path's monitor. */
-    @SuppressWarnings("unchecked")
+    /** The path's {@link SendQueue}'s messages written and held, or those not yet written, read under its monitor. */
     private List<OutgoingMessage> queue(String name) {
-        try {
-            Field f = SendQueue.class.getDeclaredField(name);
-            f.setAccessible(true);
-            synchronized (path) {
-                return new ArrayList<>((Collection<OutgoingMessage>) f.get(field("queue")));
-            }
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError("SendQueue." + name + " moved; adapt PathHarness", e);
+        synchronized (path) {
+            return SendQueueView.messages((SendQueue) field("queue"), name.equals("sent"));
         }
     }
 

@@ -40,8 +40,9 @@ final class SendQueue {
      * and kept until the peer has them (the kernel's c_retrans), from head up to lastSent, then those not yet written
      * (c_send_queue), from firstUnsent to tail. One list, not two queues of references: under G1 every reference
      * stored into an old object of another region costs a fence in the write barrier, and a message moved through
-     * two array queues cost four such stores (in, out, in, out) besides its links. Here a message's link is written
-     * once, as the inbox is reversed, and a transmit pass or a release moves the cursors once per pass or batch.
+     * two array queues cost two such stores (into each array) and a third as a release linked it into its socket's
+     * chain. Here a message's link is written once, as the inbox is reversed, and a transmit pass or a release moves
+     * the cursors once per pass or batch.
      */
     private OutgoingMessage head;
     private OutgoingMessage tail;

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.conn.Connection;
+import org.rds4j.core.util.SnapshotSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,8 @@ final class ConnectionTable {
     private static final Logger log = LoggerFactory.getLogger(ConnectionTable.class);
 
     private final Map<ConnectionKey, Connection> connections = new ConcurrentHashMap<>();
+    /** The same connections as an array, for walks that must not allocate (congestion updates). */
+    private final SnapshotSet<Connection> snapshot = new SnapshotSet<>(Connection[]::new);
     /** The same connections by local address and transport, then by peer: what a socket's send looks up. */
     private final Map<ConnectionKey, Map<InetAddress, Connection>> peerTables = new ConcurrentHashMap<>();
     private final Map<InetAddress, CongestionMap> peerMaps = new ConcurrentHashMap<>();
@@ -40,6 +43,7 @@ final class ConnectionTable {
             if (c == null) {
                 c = new Connection(local, peer, transport.name(), transport.instance(), stack, peerMap(peer));
                 connections.put(key, c);
+                snapshot.add(c);
                 peerTable(local, transport.name()).put(peer, c);
                 log.debug("new {}", c);
             }
@@ -59,6 +63,7 @@ final class ConnectionTable {
                 return false;
             }
             connections.remove(new ConnectionKey(c.local(), c.peer(), c.transportName()), c);
+            snapshot.remove(c);
             Map<InetAddress, Connection> table = peerTables.get(new ConnectionKey(c.local(), c.local(),
                     c.transportName()));
             if (table != null) {
@@ -96,6 +101,11 @@ final class ConnectionTable {
     /** Every connection; a live view. */
     Collection<Connection> all() {
         return connections.values();
+    }
+
+    /** Every connection at one moment, as an array the caller must not change: walking it allocates nothing. */
+    Connection[] snapshot() {
+        return snapshot.members();
     }
 
     int size() {

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -41,6 +40,7 @@ import org.rds4j.core.conn.StackReceiveBudget;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.RdsTransport;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.util.SnapshotSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +64,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final Map<InetAddress, CongestionMap> localMaps = new ConcurrentHashMap<>();
     private final PeerAdmission admission;
     private final StackReceiveBudget receiveBudget;
-    private final Set<CoreSocket> sockets = ConcurrentHashMap.newKeySet();
+    private final SnapshotSet<CoreSocket> sockets = new SnapshotSet<>(CoreSocket[]::new);
     private final RdsCounters counters = new RdsCounters();
     private final ScheduledThreadPoolExecutor scheduler;
     private final Map<InetAddress, int[]> ackPorts = new ConcurrentHashMap<>();
@@ -144,7 +144,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     List<RdsSocketInfo> socketInfos() {
-        return Inspection.sockets(sockets);
+        return Inspection.sockets(Arrays.asList(sockets.members()));
     }
 
     List<RdsCongestionMapInfo> congestionInfos() {
@@ -288,7 +288,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     /** Queues the local address's current map on every connection from it (each path copies it when it writes). */
     void sendCongestionUpdates(InetAddress local) {
-        for (Connection c : connections.all()) {
+        for (Connection c : connections.snapshot()) {     // no iterator: this may run for every message
             if (c.local().equals(local)) {
                 c.queueCongestionUpdate();
             }
@@ -406,7 +406,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
 
     @Override
     public void peerCongestionUpdated(InetAddress peer) {
-        for (CoreSocket s : sockets) {
+        for (CoreSocket s : sockets.members()) {          // no iterator: this may run for every message
             if (s.monitorsCongestion()) {
                 s.peerCongestionUpdated();
             }
@@ -466,7 +466,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         if (mbean != null) {
             StackMBean.unregister(mbean);
         }
-        for (CoreSocket s : new ArrayList<>(sockets)) {
+        for (CoreSocket s : sockets.members()) {
             s.close();
         }
         for (Connection c : connections.all()) {

@@ -83,7 +83,7 @@ public final class CongestionMap {
         if (wire.mismatch(this.wire.clear()) < 0) {
             return false;
         }
-        wire.duplicate().get(bits);        // a lock-free reader may see the old bits for a moment: advisory
+        wire.get(wire.position(), bits);   // absolute: no view per map. A lock-free reader may see old bits a moment
         changed();
         return true;
     }

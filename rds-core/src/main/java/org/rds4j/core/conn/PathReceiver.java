@@ -22,6 +22,8 @@ final class PathReceiver {
     private final ConnectionEnvironment env;
     private final Acknowledgements acks;
     private final PingHandler pings;
+    /** Wakes the sockets that monitor congestion: made once, not a lambda per map received. */
+    private final Runnable peerMapChanged;
     private long nextRxSeq;
 
     PathReceiver(ConnectionPath path, Acknowledgements acks) {
@@ -30,6 +32,7 @@ final class PathReceiver {
         this.env = connection.env();
         this.acks = acks;
         this.pings = new PingHandler(connection);
+        this.peerMapChanged = () -> env.peerCongestionUpdated(connection.peer());
     }
 
     PingHandler pings() {
@@ -114,7 +117,7 @@ final class PathReceiver {
     /** A congestion map arrived: replace the peer's map and wake senders waiting on it. */
     void receiveCongestionMap(ByteBuffer map) {
         CongestionMap peerMap = connection.peerMap();
-        CongestionFrames.received(peerMap, map, () -> env.peerCongestionUpdated(connection.peer()));
+        CongestionFrames.received(peerMap, map, peerMapChanged);
         env.statistics().increment(Counter.CONG_UPDATE_RECEIVED);
         if (log.isDebugEnabled()) {
             log.debug("{}: congestion map from the peer, congested ports {}", path,

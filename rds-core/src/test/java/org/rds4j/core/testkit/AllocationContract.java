@@ -52,11 +52,24 @@ public abstract class AllocationContract extends HostsContract {
         assertSteadyStateAllocation(64, true);
     }
 
+    /**
+     * Every message congests the receiver's port and the read clears it again: two congestion maps for each message,
+     * as 1 MiB messages do with default buffers (session 16 found a view, a task and two iterators per map).
+     */
+    @Test
+    void messagesThatCongestTheReceiverEachTimeAllocateNothingPerMessage() throws Exception {
+        assertSteadyStateAllocation(6000, false, 8192, MESSAGES / 10);
+    }
+
     private void assertSteadyStateAllocation(int size) throws Exception {
         assertSteadyStateAllocation(size, false);
     }
 
     private void assertSteadyStateAllocation(int size, boolean peerOpens) throws Exception {
+        assertSteadyStateAllocation(size, peerOpens, 1 << 20, MESSAGES);
+    }
+
+    private void assertSteadyStateAllocation(int size, boolean peerOpens, int rcvbuf, int messages) throws Exception {
         try (RdsStack a = newStack("alloc-a", addressA(), 0);
              RdsStack b = newStack("alloc-b", addressB(), 1);
              RdsSocket tx = a.openSocket();
@@ -69,7 +82,7 @@ public abstract class AllocationContract extends HostsContract {
             // arrivals queued (bounded, through congestion, by the receive budget). Default send buffer and a 1 MiB
             // receive buffer keep both peaks small enough that the warm-up reaches them whatever the scheduler
             // does; with 8 MiB, a reader descheduled longer than in the warm-up grew the pool in the measured phase.
-            rx.setOption(RdsSocketOptions.SO_RCVBUF, 1 << 20);
+            rx.setOption(RdsSocketOptions.SO_RCVBUF, rcvbuf);
             rx.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(30));
             InetSocketAddress to = rx.localAddress();
             if (peerOpens) {
@@ -80,27 +93,33 @@ public abstract class AllocationContract extends HostsContract {
                 to = new InetSocketAddress(InetAddress.getByAddress(to.getAddress().getAddress()), to.getPort());
             }
 
-            run(tx, rx, to, size, 2 * MESSAGES);                 // warm-up: pools fill, code compiles
+            run(tx, rx, to, size, 2 * messages);                 // warm-up: pools fill, code compiles
             Map<Long, Long> before;
             Map<Long, Long> after;
+            long mapsBefore = b.counters().get("cong_update_queued");
             beforeMeasuring();
             try {
                 before = allocatedPerThread();
-                run(tx, rx, to, size, MESSAGES);
+                run(tx, rx, to, size, messages);
                 after = allocatedPerThread();
             } finally {
                 afterMeasuring();
             }
+            long maps = b.counters().get("cong_update_queued") - mapsBefore;
 
             long total = 0;
             for (Map.Entry<Long, Long> e : after.entrySet()) {
                 Long was = before.get(e.getKey());
                 total += e.getValue() - (was == null ? 0 : was);  // a thread born during the phase counts whole
             }
-            double perMessage = (double) total / MESSAGES;
-            System.out.printf("%s, %d-byte messages%s: %d bytes allocated over %d messages, %.1f per message%n",
-                    transport(), size, peerOpens ? " over a connection the peer opened" : "", total, MESSAGES,
-                    perMessage);
+            double perMessage = (double) total / messages;
+            System.out.printf("%s, %d-byte messages%s: %d bytes allocated over %d messages, %.1f per message, %d"
+                    + " congestion maps queued by the receiver%n", transport(), size,
+                    peerOpens ? " over a connection the peer opened" : "", total, messages, perMessage, maps);
+            if (rcvbuf < 2 * size) {
+                assertTrue(maps >= messages / 2, "most messages congest the receiver's port: " + maps + " maps for "
+                        + messages + " messages");
+            }
             assertTrue(perMessage <= BOUND_PER_MESSAGE, transport() + ": " + perMessage + " bytes allocated per "
                     + size + "-byte message in steady state (bound " + BOUND_PER_MESSAGE + ")");
         }

@@ -1,30 +1,25 @@
 package org.rds4j.core;
 
-import java.util.Arrays;
+import org.rds4j.core.util.SnapshotSet;
 
 /**
- * The selectors one socket is registered with. Copied on write, so that the message path, which signals them after
- * every delivery and release batch, reads them with one volatile load and no lock.
+ * The selectors one socket is registered with. Copied on write ({@link SnapshotSet}), so that the message path,
+ * which signals them after every delivery and release batch, reads them with one volatile load and no lock.
  */
 final class SelectorRegistrations {
-    private static final CoreSelector.Registration[] NONE = {};
+    private final SnapshotSet<CoreSelector.Registration> all = new SnapshotSet<>(CoreSelector.Registration[]::new);
 
-    private volatile CoreSelector.Registration[] all = NONE;
-
-    synchronized void add(CoreSelector.Registration r) {
-        CoreSelector.Registration[] old = all;
-        CoreSelector.Registration[] grown = Arrays.copyOf(old, old.length + 1);
-        grown[old.length] = r;
-        all = grown;
+    void add(CoreSelector.Registration r) {
+        all.add(r);
     }
 
-    synchronized void remove(CoreSelector.Registration r) {
-        all = Arrays.stream(all).filter(x -> x != r).toArray(CoreSelector.Registration[]::new);
+    void remove(CoreSelector.Registration r) {
+        all.remove(r);
     }
 
     /** Something changed that may make the socket ready: tell every selector it is registered with. */
     void signal() {
-        for (CoreSelector.Registration r : all) {
+        for (CoreSelector.Registration r : all.members()) {
             r.signal();
         }
     }

@@ -3,6 +3,7 @@ package org.rds4j.core.conn;
 import java.nio.ByteBuffer;
 import org.rds4j.core.spi.PayloadLoan;
 import org.rds4j.core.wire.ExtensionHeaders;
+import org.rds4j.core.wire.HeaderEncoder;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
@@ -303,24 +304,16 @@ public final class OutgoingMessage {
     }
 
     /**
-     * Fills {@code h} with this message's header.
+     * Encodes this message's header.
      *
+     * @param e the transmitter's encoder, whose buffer then holds the 48 bytes
      * @param ack the cumulative acknowledgement to carry (h_ack)
      * @param askForAck whether to set ACK_REQUIRED (only towards peers known to acknowledge)
      */
-    void header(RdsHeader h, long ack, boolean askForAck) {
+    void encodeHeader(HeaderEncoder e, long ack, boolean askForAck) {
         int flags = (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0)
                 | (askForAck && ackRequired ? RdsHeader.FLAG_ACK_REQUIRED : 0);
-        h.clear()
-                .sequence(sequence)
-                .ack(ack)
-                .length(payload.limit())
-                .sourcePort(sourcePort)
-                .destinationPort(destinationPort)
-                .flags(flags);
-        if (extensions != null) {
-            System.arraycopy(extensions, 0, h.extensions(), 0, RdsHeader.EXTHDR_SIZE);
-        }
+        e.encode(sequence, ack, payload.limit(), sourcePort, destinationPort, flags, extensions);
     }
 
     @Override

@@ -1,10 +1,9 @@
 package org.rds4j.core.conn;
 
-import java.nio.ByteBuffer;
 import org.rds4j.core.cong.CongestionFrames;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.FrameSink;
-import org.rds4j.core.wire.RdsHeader;
+import org.rds4j.core.wire.HeaderEncoder;
 
 /**
  * One transmit pass of a path, the kernel's {@code rds_send_xmit}: the congestion map first if one is due, then
@@ -22,12 +21,11 @@ final class PathTransmitter {
     private final SendQueue queue;
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
-    private final RdsHeader header = new RdsHeader();
+    private final HeaderEncoder headers = new HeaderEncoder();
     /** Our congestion map goes ahead of the next pass's messages. */
     private boolean mapQueued;
     /** The stream offset after the last pass. */
     private long lastPassEnd;
-    private final ByteBuffer headerBytes = ByteBuffer.allocate(RdsHeader.SIZE);
     private final CongestionFrames congestionFrames = new CongestionFrames();
 
     PathTransmitter(ConnectionPath path, SendQueue queue, Acknowledgements acks, AckRequests ackRequests) {
@@ -119,11 +117,8 @@ final class PathTransmitter {
                 more = true;
                 break;
             }
-            m.header(header, ack, askForAck);
-            headerBytes.clear();
-            header.encode(headerBytes);
-            headerBytes.flip();
-            sink.write(headerBytes, m.payload, m.loan());
+            m.encodeHeader(headers, ack, askForAck);
+            sink.write(headers.buffer(), m.payload, m.loan());
             acks.wrote(m);                             // the h_ack just written covers everything received so far
             if (m.retained) {
                 prev = m;                              // kept until the peer has it

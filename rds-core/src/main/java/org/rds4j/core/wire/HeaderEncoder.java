@@ -9,8 +9,8 @@ import java.util.Arrays;
 /**
  * Encodes the header of each message a transmit pass writes into one reused 48-byte buffer, field by field, with no
  * {@link RdsHeader} in between: the same bytes as filling a cleared {@code RdsHeader} and encoding it, at a fraction
- * of the work (that round trip, with its zero-fill, its byte-order switch and a bounds-checked put per field, was a
- * fifth of the core's cost to send a 64-byte message in {@code EnqueueTransmitBenchmark}).
+ * of the work (that round trip, with its zero-fill, its byte-order switch and a bounds-checked put per field, cost a
+ * sixth of the core's time to send a 64-byte message in {@code EnqueueTransmitBenchmark}: docs/threading.md).
  *
  * <p>h_credit, h_padding and h_csum are always 0, as over TCP; the extension area is the message's or zeros. One
  * owner: the path's transmitter, under the path's monitor.

@@ -2,6 +2,7 @@ package org.rds4j.core.cong;
 
 import java.nio.ByteBuffer;
 import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.wire.HeaderEncoder;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
@@ -9,11 +10,16 @@ import org.rds4j.core.wire.RdsHeader;
  * under the path's monitor on its I/O thread.
  */
 public final class CongestionFrames {
-    private final RdsHeader header = new RdsHeader();
-    private final ByteBuffer headerBytes = ByteBuffer.allocate(RdsHeader.SIZE);
+    /** A map's header never changes (sequence 0, no ports, h_len 8192, the bitmap flag): encoded once. */
+    private final HeaderEncoder header = new HeaderEncoder();
     private FrameSink sink;
     /** Writes the map's bytes behind the encoded header, allocated once: a lambda per write would be garbage. */
-    private final java.util.function.Consumer<ByteBuffer> writeBits = bits -> sink.write(headerBytes, bits);
+    private final java.util.function.Consumer<ByteBuffer> writeBits = bits -> sink.write(header.buffer(), bits);
+
+    /** Frames for one path's maps. */
+    public CongestionFrames() {
+        header.encode(0, 0, CongestionMap.BYTES, 0, 0, RdsHeader.FLAG_CONG_BITMAP, null);
+    }
 
     /**
      * Writes {@code local}'s map: sequence 0, no ports, flags exactly {@link RdsHeader#FLAG_CONG_BITMAP}, the 8192
@@ -24,10 +30,6 @@ public final class CongestionFrames {
      * @param sink where the frame goes, during {@link org.rds4j.core.spi.ConnectionHandler#transmit}
      */
     public void write(CongestionMap local, FrameSink sink) {
-        header.clear().length(CongestionMap.BYTES).flags(RdsHeader.FLAG_CONG_BITMAP);
-        headerBytes.clear();
-        header.encode(headerBytes);
-        headerBytes.flip();
         this.sink = sink;
         try {
             local.writeTo(writeBits);               // the sink copies under the map's monitor (a leaf lock)

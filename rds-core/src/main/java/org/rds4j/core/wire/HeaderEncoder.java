@@ -13,7 +13,7 @@ import java.util.Arrays;
  * sixth of the core's time to send a 64-byte message in {@code EnqueueTransmitBenchmark}: docs/threading.md).
  *
  * <p>h_credit, h_padding and h_csum are always 0, as over TCP; the extension area is the message's or zeros. One
- * owner: the path's transmitter, under the path's monitor.
+ * owner, under the path's monitor: the path's transmitter, or its congestion frames (whose header never changes).
  */
 public final class HeaderEncoder {
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);

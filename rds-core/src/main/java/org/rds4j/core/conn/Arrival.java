@@ -173,13 +173,22 @@ public final class Arrival {
     /**
      * Sets where the message came from and when; the payload was filled by {@link #prepare}.
      *
+     * <p>The source is stored only when it differs from the last use's, and a recycled arrival keeps it: a pooled
+     * arrival is old once the application has run for a while, the source (one address per peer port, made once) is
+     * in another region, and G1 follows each such store with a fence and, when the arrival's card is clean, a card
+     * its refinement thread must scan again. Cleared on recycling and set again for every message, it kept that
+     * thread busy for up to 40 % of a core in the 64-byte TCP cell of {@code ./rds4j bench} (docs/threading.md,
+     * session 18); the peer's budget ({@code DeliveryBatch}) is stored the same way.
+     *
      * @param source the sender's address and RDS port
      * @param port the RDS port the message was addressed to
      * @param arrivalNanos {@link System#nanoTime()} when the message was queued on the receiving socket
      * @return this arrival
      */
     public Arrival set(InetSocketAddress source, int port, long arrivalNanos) {
-        this.source = source;
+        if (this.source != source) {
+            this.source = source;
+        }
         this.port = port;
         this.arrivalNanos = arrivalNanos;
         return this;

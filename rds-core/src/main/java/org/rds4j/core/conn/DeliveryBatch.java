@@ -24,7 +24,9 @@ final class DeliveryBatch {
     /** Adds {@code a} for {@code r}, after the arrivals already gathered for it. */
     void add(MessageReceiver r, Arrival a) {
         a.next = null;
-        a.budget = budget;
+        if (a.budget != budget) {
+            a.budget = budget;                        // only when it changes: see Arrival.set
+        }
         int i = indexOf(r);
         if (i < 0) {
             if (used == SOCKETS) {

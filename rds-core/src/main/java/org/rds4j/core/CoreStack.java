@@ -350,7 +350,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         }
         Arrival a = s.claim(payload.remaining());
         a.payload().put(0, payload, payload.position(), payload.remaining());
-        a.set(source, port, System.nanoTime());
+        a.set(source, port, System.nanoTime()).fromThisStack();
         s.deliver(a, a, 1, a.length());
         return true;
     }

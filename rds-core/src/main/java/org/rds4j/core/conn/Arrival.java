@@ -71,6 +71,18 @@ public final class Arrival {
     }
 
     /**
+     * Marks the message as sent by a socket of this stack, not by a peer: no peer's bound answers for what it holds
+     * beyond its socket's budget. A recycled arrival keeps the budget of the peer that sent into it last
+     * ({@link #set}), so a local message must clear it.
+     *
+     * @return this arrival
+     */
+    public Arrival fromThisStack() {
+        budget = null;
+        return this;
+    }
+
+    /**
      * A batch from {@code first} on joins a socket queue that holds {@code queued} bytes, where a socket's budget is
      * {@code socketBudget} (half its {@code SO_RCVBUF}, where its port turns congested): records on each arrival the
      * bytes of it that lie beyond the budget, which count against its peer's bound until it is dequeued.

@@ -107,6 +107,50 @@ class LoopbackPeerBoundTest {
         }
     }
 
+    /**
+     * A message one socket of B sends to another socket of B never counts against a peer's bound, even when the
+     * receiving socket's pooled arrivals last carried that peer's messages (an arrival keeps the peer's budget when
+     * it is recycled, so that the next message from the same peer need not store it again).
+     */
+    @Test
+    void messagesBetweenSocketsOfOneStackNeverCountAgainstAPeer() throws Exception {
+        InetAddress a = InetAddress.getByName("10.99.4.1");
+        InetAddress b = InetAddress.getByName("10.99.4.2");
+        try (RdsStack stackA = stack("local-a", a, RdsStackConfig.builder());
+             RdsStack stackB = stack("local-b", b, RdsStackConfig.builder().peerReceiveBytes(BOUND))) {
+            RdsSocket fromA = stackA.openSocket();
+            fromA.bind(new InetSocketAddress(a, 5000));
+            RdsSocket to = stackB.openSocket();
+            to.setOption(RdsSocketOptions.SO_RCVBUF, 4096);           // a budget of 2,048 bytes
+            to.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(30));
+            to.bind(new InetSocketAddress(b, 6000));
+            RdsSocket local = stackB.openSocket();
+            local.bind(new InetSocketAddress(b, 6001));
+            InetSocketAddress dst = new InetSocketAddress(b, 6000);
+            ByteBuffer got = ByteBuffer.allocate(2000);
+            RdsMessageInfo info = new RdsMessageInfo();
+            for (int n = 0; n < 4; n++) {                              // the socket's arrivals now carried A's
+                fromA.send(ByteBuffer.allocate(100), dst);
+            }
+            for (int n = 0; n < 4; n++) {
+                got.clear();
+                assertEquals(100, to.receive(got, info, 0));
+                assertEquals(new InetSocketAddress(a, 5000), info.source());
+            }
+            for (int n = 0; n < 3; n++) {                              // 4,500 bytes against a budget of 2,048
+                local.send(ByteBuffer.allocate(1500), dst);
+            }
+            RdsConnectionInfo c = connection(stackB);
+            assertEquals(0, c.overBudgetBytes(), "B's own messages counted against A: " + c);
+            for (int n = 0; n < 3; n++) {
+                got.clear();
+                assertEquals(1500, to.receive(got, info, 0));
+                assertEquals(new InetSocketAddress(b, 6001), info.source());
+            }
+            assertEquals(0, connection(stackB).overBudgetBytes());
+        }
+    }
+
     private static RdsStack stack(String name, InetAddress address, RdsStackConfig.Builder b) {
         return RdsStack.create(b.name(name).address(address).defaultTransport(LoopbackTransport.NAME).jmx(false)
                 .build());

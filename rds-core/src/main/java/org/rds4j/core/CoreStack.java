@@ -350,7 +350,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         }
         Arrival a = s.claim(payload.remaining());
         a.payload().put(0, payload, payload.position(), payload.remaining());
-        a.set(source, port, System.nanoTime()).fromThisStack();
+        a.set(source, null, port, System.nanoTime());   // from this stack: no peer's bound answers for it
         s.deliver(a, a, 1, a.length());
         return true;
     }

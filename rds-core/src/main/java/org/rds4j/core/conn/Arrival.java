@@ -17,7 +17,7 @@ public final class Arrival {
     ByteBuffer payload;
     /** The link in a delivery batch and in the socket's receive queue. */
     Arrival next;
-    /** The budget of the peer it came from (set as the I/O thread gathers it for delivery). */
+    /** The budget of the peer it came from, {@code null} for a message from this stack. */
     PeerReceiveBudget budget;
     /** Payload bytes of it that were queued beyond its socket's budget, charged to {@link #budget} until dequeued. */
     long excess;
@@ -64,22 +64,10 @@ public final class Arrival {
     /**
      * The budget of the peer this arrival came from.
      *
-     * @return the peer's budget, or {@code null} for a notification
+     * @return the peer's budget, or {@code null} for a notification or a message from this stack
      */
     public PeerReceiveBudget budget() {
         return budget;
-    }
-
-    /**
-     * Marks the message as sent by a socket of this stack, not by a peer: no peer's bound answers for what it holds
-     * beyond its socket's budget. A recycled arrival keeps the budget of the peer that sent into it last
-     * ({@link #set}), so a local message must clear it.
-     *
-     * @return this arrival
-     */
-    public Arrival fromThisStack() {
-        budget = null;
-        return this;
     }
 
     /**
@@ -185,21 +173,26 @@ public final class Arrival {
     /**
      * Sets where the message came from and when; the payload was filled by {@link #prepare}.
      *
-     * <p>The source is stored only when it differs from the last use's, and a recycled arrival keeps it: a pooled
+     * <p>The source and budget are stored only when they differ from the last use's, and a recycled arrival keeps
+     * them: a pooled
      * arrival is old once the application has run for a while, the source (one address per peer port, made once) is
      * in another region, and G1 follows each such store with a fence and, when the arrival's card is clean, a card
      * its refinement thread must scan again. Cleared on recycling and set again for every message, it kept that
      * thread busy for up to 40 % of a core in the 64-byte TCP cell of {@code ./rds4j bench} (docs/threading.md,
-     * session 18); the peer's budget ({@code DeliveryBatch}) is stored the same way.
+     * session 18).
      *
      * @param source the sender's address and RDS port
+     * @param budget the budget of the peer it came from, or {@code null} for a message from a socket of this stack
      * @param port the RDS port the message was addressed to
      * @param arrivalNanos {@link System#nanoTime()} when the message was queued on the receiving socket
      * @return this arrival
      */
-    public Arrival set(InetSocketAddress source, int port, long arrivalNanos) {
+    public Arrival set(InetSocketAddress source, PeerReceiveBudget budget, int port, long arrivalNanos) {
         if (this.source != source) {
             this.source = source;
+        }
+        if (this.budget != budget) {
+            this.budget = budget;
         }
         this.port = port;
         this.arrivalNanos = arrivalNanos;

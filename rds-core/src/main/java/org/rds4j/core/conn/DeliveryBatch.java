@@ -8,8 +8,6 @@ package org.rds4j.core.conn;
 final class DeliveryBatch {
     private static final int SOCKETS = 8;
 
-    /** The peer's budget, which each arrival carries to its socket's queue: every arrival here came from it. */
-    private final PeerReceiveBudget budget;
     private final MessageReceiver[] receivers = new MessageReceiver[SOCKETS];
     private final Arrival[] firsts = new Arrival[SOCKETS];
     private final Arrival[] lasts = new Arrival[SOCKETS];
@@ -17,16 +15,9 @@ final class DeliveryBatch {
     private final long[] bytes = new long[SOCKETS];
     private int used;
 
-    DeliveryBatch(PeerReceiveBudget budget) {
-        this.budget = budget;
-    }
-
     /** Adds {@code a} for {@code r}, after the arrivals already gathered for it. */
     void add(MessageReceiver r, Arrival a) {
         a.next = null;
-        if (a.budget != budget) {
-            a.budget = budget;                        // only when it changes: see Arrival.set
-        }
         int i = indexOf(r);
         if (i < 0) {
             if (used == SOCKETS) {

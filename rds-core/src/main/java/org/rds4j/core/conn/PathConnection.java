@@ -43,7 +43,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     /** The socket last looked up, and its port: traffic usually goes to one or a few ports. */
     private MessageReceiver cachedReceiver;
     private int cachedPort = -1;
-    private final DeliveryBatch batch;
+    private final DeliveryBatch batch = new DeliveryBatch();
+    /** The peer's budget, which each arrival from this connection carries to its socket's queue. */
+    private final PeerReceiveBudget budget;
     /** The path's numbering when this connection came up, under the path's monitor: see {@link PathNumbering}. */
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
@@ -69,7 +71,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     PathConnection(ConnectionPath path) {
         this.path = path;
         this.decoder = new FrameDecoder(path.connection().env().maxPayload());
-        this.batch = new DeliveryBatch(path.connection().receiveBudget());
+        this.budget = path.connection().receiveBudget();
     }
 
     /** The transport connection, or {@code null} before it is attached; for inspection. */
@@ -249,7 +251,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             return;
         }
         a.payload.flip();
-        a.set(path.connection().source(h.sourcePort()), h.destinationPort(), readNanos);
+        a.set(path.connection().source(h.sourcePort()), budget, h.destinationPort(), readNanos);
         batch.add(r, a);
         if (!deliveredAny) {
             deliveredAny = true;

@@ -140,6 +140,12 @@ public interface RdsSocket extends Closeable {
      * unless {@code flags} has {@link #MSG_PEEK}, which leaves the message queued. Notifications
      * ({@link RdsDatagram.Kind}) come first, with nothing copied.
      *
+     * <p>While a blocking call waits with at least 64 KiB remaining in a writable {@code dst}, the next large message
+     * may be decoded straight into it as it arrives, which saves copying it once more. So while the call waits, the
+     * bytes of {@code dst} from its position to its limit may change even if the call then returns no message (a
+     * timeout, a notification, another message that came first); only the bytes the call reports hold a message.
+     * The call never returns while rds4j still writes into {@code dst}.
+     *
      * @param dst where the payload is copied, from its position; its position advances by the bytes copied
      * @param info filled in with the message's source, length, kind and whether it was truncated
      * @param flags {@link #MSG_PEEK} and/or {@link #MSG_DONTWAIT}

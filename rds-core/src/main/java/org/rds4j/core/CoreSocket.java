@@ -312,13 +312,13 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     // ------------------------------------------------------------------------------------------------ receive
 
     @Override
-    public Arrival claim(int length) {
-        return receiveQueue.claim(length);
+    public Arrival claim(int length, boolean direct) {
+        return direct ? receiveQueue.claimDirect(length) : receiveQueue.claim(length);
     }
 
     @Override
     public void abandon(Arrival arrival) {
-        receiveQueue.recycle(arrival);
+        receiveQueue.abandon(arrival);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.rds4j.core;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -8,6 +9,7 @@ import org.rds4j.RdsDatagram;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.PeerReceiveBudget;
+import org.rds4j.core.conn.PostedBuffer;
 import org.rds4j.core.util.GrowingPool;
 import org.rds4j.core.util.WaitQueue;
 
@@ -29,6 +31,7 @@ final class ReceiveQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final WaitQueue readable = new WaitQueue();
     private final GrowingPool<Arrival> pool = new GrowingPool<>(POOL_INITIAL, POOL_MAX, Arrival::new);
+    private final PostedBuffer posted = new PostedBuffer();
 
     // Guarded by lock.
     private Arrival head;
@@ -71,13 +74,44 @@ final class ReceiveQueue {
         return a;
     }
 
+    /** {@link #claim}, with the payload going into a waiting reader's posted buffer if it can (PostedBuffer). */
+    Arrival claimDirect(int length) {
+        Arrival a = claim(length);
+        if (length >= PostedBuffer.MIN && posted.posted()) {
+            lock.lock();
+            try {
+                // Only what nothing is queued ahead of may go to the reader at once (nor anything of the same read
+                // still gathered for this socket: PathConnection#payloadBuffer asks for no direct claim then).
+                if (!closed && head == null && failures.isEmpty() && monitorNotify == 0 && cookieCount == 0) {
+                    posted.claim(a, length);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return a;
+    }
+
+    /** A claimed arrival that will not be delivered (a duplicate, a connection gone): a posted buffer is given back. */
+    void abandon(Arrival a) {
+        if (a.target() != a.payload()) {
+            lock.lock();
+            try {
+                posted.unclaim(a);
+            } finally {
+                lock.unlock();
+            }
+        }
+        recycle(a);
+    }
+
     /**
      * Gives an arrival back to the pool with its buffer (the pool never holds more than the queue once did). Its
      * source and budget stay: the next message mostly has the same ones, which are then not stored again
      * ({@link Arrival#set}).
      */
     void recycle(Arrival a) {
-        a.next(null);
+        a.recycled();
         pool.offer(a);
     }
 
@@ -92,6 +126,16 @@ final class ReceiveQueue {
         Thread wake = null;
         lock.lock();
         try {
+            if (first.target() != first.payload()) {
+                // Decoded into the waiting reader's posted buffer: whole now, and only that reader may take it.
+                if (closed) {
+                    posted.unclaim(first);
+                    return -1;
+                }
+                posted.fill();
+                wake = readable.signalAfterUnlock(posted.reader());
+                return 0;
+            }
             if (closed) {
                 return -1;
             }
@@ -119,9 +163,9 @@ final class ReceiveQueue {
             }
         } finally {
             lock.unlock();
-        }
-        if (wake != null) {
-            LockSupport.unpark(wake);                // after the lock: the reader wakes into a free lock
+            if (wake != null) {
+                LockSupport.unpark(wake);            // after the lock: the reader wakes into a free lock
+            }
         }
         return mapChanged ? 1 : 0;
     }
@@ -217,9 +261,10 @@ final class ReceiveQueue {
      * stays queued (do not recycle it). If taking the message cleared the port's congestion, the socket sends the
      * map update once the lock is released.
      */
-    Arrival take(long timeoutNanos, boolean peek) throws java.io.IOException {
+    Arrival take(long timeoutNanos, boolean peek, ByteBuffer dst) throws java.io.IOException {
         boolean cleared = false;
         Arrival dequeued = null;
+        Thread me = dst != null ? Thread.currentThread() : null;
         lock.lock();
         try {
             // The clock is read only once the reader has to wait: a reader that keeps up never reads it (it was
@@ -227,6 +272,14 @@ final class ReceiveQueue {
             long deadline = Long.MAX_VALUE;
             boolean waited = false;
             while (true) {
+                if (me != null && posted.reader() == me) {
+                    if (posted.filled() && nothingQueued()) {
+                        return posted.takeFilled();  // decoded into the caller's buffer: nothing to copy
+                    }
+                    if (!nothingQueued()) {
+                        reclaim(me);                 // something else goes first: the buffer is the caller's again
+                    }
+                }
                 if (!failures.isEmpty()) {
                     if (!peek) {
                         available--;
@@ -283,6 +336,9 @@ final class ReceiveQueue {
                     }
                     continue;
                 }
+                if (me != null && posted.idle() && PostedBuffer.eligible(dst)) {
+                    posted.post(dst, me);            // the next large message may be decoded straight into it
+                }
                 waiting++;
                 try {
                     readable.await(lock, left);
@@ -294,12 +350,50 @@ final class ReceiveQueue {
             Thread.currentThread().interrupt();
             throw new EintrException("interrupted while waiting for a message");
         } finally {
+            if (me != null) {
+                reclaim(me);                        // whatever ends the wait: never return with the buffer lent
+            }
             lock.unlock();
             if (dequeued != null) {
                 dequeued.dequeued();                // the peer's bound, after the lock: it may resume reading
             }
             if (cleared) {
                 socket.ownPortCleared();
+            }
+        }
+    }
+
+    private boolean nothingQueued() {
+        return head == null && failures.isEmpty() && monitorNotify == 0 && cookieCount == 0;
+    }
+
+    /**
+     * Under the lock: takes this reader's posted buffer back. A message half decoded into it is copied into its
+     * arrival, where the I/O thread carries on; a whole one goes into its arrival and to the head of the queue (it
+     * came before anything its connection delivered since). While the I/O thread is inside a read that writes into
+     * the buffer, this waits without the lock, which that thread needs to complete the message: one read at most.
+     */
+    private void reclaim(Thread me) {
+        while (posted.reader() == me) {
+            if (posted.writing()) {
+                lock.unlock();
+                try {
+                    Thread.yield();
+                } finally {
+                    lock.lock();
+                }
+                continue;
+            }
+            Arrival whole = posted.revoke();
+            if (whole != null && !closed) {
+                whole.next(head);
+                head = whole;
+                if (tail == null) {
+                    tail = whole;
+                }
+                queuedBytes += whole.length();
+                available++;
+                readable.signal();                  // another reader may be waiting for it
             }
         }
     }

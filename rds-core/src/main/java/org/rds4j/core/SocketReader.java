@@ -49,7 +49,8 @@ final class SocketReader {
     int receive(ByteBuffer dst, RdsMessageInfo info, int flags, boolean blocking) throws IOException {
         boolean peek = (flags & RdsSocket.MSG_PEEK) != 0;
         boolean wait = blocking && (flags & RdsSocket.MSG_DONTWAIT) == 0;
-        Arrival a = takeArrival(wait ? blockingWait() : 0, peek);
+        // A blocking reader lends its buffer while it waits, so that a large message can be decoded straight into it.
+        Arrival a = takeArrival(wait ? blockingWait() : 0, peek, wait && !peek ? dst : null);
         if (a == null) {
             if (wait) {
                 throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
@@ -60,10 +61,13 @@ final class SocketReader {
             info.set(a.notification(), false);
             return 0;
         }
-        // Straight from the arrival the I/O thread filled into the caller's buffer: the one copy on this side.
+        // Straight from the arrival the I/O thread filled into the caller's buffer: the one copy on this side (none
+        // if the I/O thread decoded the message into the buffer the caller lent while it waited).
         int len = a.length();
         int n = Math.min(dst.remaining(), len);
-        dst.put(dst.position(), a.payload(), 0, n);
+        if (!a.inPlace()) {
+            dst.put(dst.position(), a.payload(), 0, n);
+        }
         dst.position(dst.position() + n);
         info.setData(a.source(), a.port(), len, n < len, a.arrivalNanos());
         if (!peek) {
@@ -80,7 +84,7 @@ final class SocketReader {
 
     /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
     private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
-        Arrival a = takeArrival(timeoutNanos, peek);
+        Arrival a = takeArrival(timeoutNanos, peek, null);
         if (a == null) {
             return null;
         }
@@ -97,8 +101,8 @@ final class SocketReader {
     }
 
     /** Takes (or peeks) the next item, and counts it. */
-    private Arrival takeArrival(long timeoutNanos, boolean peek) throws IOException {
-        Arrival a = queue.take(timeoutNanos, peek);
+    private Arrival takeArrival(long timeoutNanos, boolean peek, ByteBuffer lend) throws IOException {
+        Arrival a = queue.take(timeoutNanos, peek, lend);
         if (a != null && !peek && a.notification() == null) {
             counters.increment(Counter.RECV_DELIVERED);
             counters.add(Counter.RECV_BYTES_FREED_FROMSOCK, a.length());

@@ -23,6 +23,10 @@ public final class Arrival {
     long excess;
     /** For a notification (a send failure, a congestion update) instead of data: what to report; rare, not pooled. */
     RdsDatagram notification;
+    /** While its payload is decoded into a waiting reader's own buffer instead of {@link #payload}. */
+    PostedBuffer posted;
+    /** Taken by its reader with the payload already in the reader's buffer: nothing to copy. */
+    boolean inPlace;
 
     /**
      * A notification to return from {@code receive()} ahead of data.
@@ -59,6 +63,33 @@ public final class Arrival {
         }
         p.clear().limit(length);
         return p;
+    }
+
+    /**
+     * Where the decoder writes the payload: the reader's posted buffer if one was claimed for this message
+     * ({@link PostedBuffer}), else the arrival's own.
+     *
+     * @return the buffer to fill from its position
+     */
+    public ByteBuffer target() {
+        return posted != null ? posted.target() : payload;
+    }
+
+    /**
+     * Whether the payload went straight into the reader's buffer (from where it was posted), so that nothing is to
+     * be copied; cleared by {@link #recycled()}.
+     *
+     * @return true for a message taken from a posted buffer
+     */
+    public boolean inPlace() {
+        return inPlace;
+    }
+
+    /** Back in its pool: the next use starts with nothing posted. */
+    public void recycled() {
+        next = null;
+        inPlace = false;
+        posted = null;
     }
 
     /**

@@ -43,6 +43,11 @@ final class DeliveryBatch {
         bytes[i] += a.length();
     }
 
+    /** Whether arrivals for {@code r} are gathered, to be delivered ahead of anything decoded after them. */
+    boolean holds(MessageReceiver r) {
+        return indexOf(r) >= 0;
+    }
+
     /** Hands every socket its arrivals. */
     void flush() {
         for (int i = 0; i < used; i++) {

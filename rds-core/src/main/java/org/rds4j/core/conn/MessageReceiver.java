@@ -14,12 +14,16 @@ public interface MessageReceiver {
     boolean isClosed();
 
     /**
-     * An arrival with room for {@code length} payload bytes (position 0, limit {@code length}).
+     * An arrival with room for {@code length} payload bytes (position 0, limit {@code length}). With {@code direct}
+     * (a message arriving from a peer), if a reader waits on an empty queue with a buffer posted
+     * ({@link PostedBuffer}) and the message is large enough, the payload goes straight into that buffer
+     * ({@link Arrival#target()}), and {@link #deliver} of this arrival alone hands it to that reader.
      *
      * @param length the payload size in bytes (h_len)
+     * @param direct whether the payload may go into a waiting reader's posted buffer
      * @return an arrival from the socket's pool, or a new one
      */
-    Arrival claim(int length);
+    Arrival claim(int length, boolean direct);
 
     /**
      * Gives back an arrival that was claimed and will not be delivered (a duplicate, a drop).

@@ -151,15 +151,23 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         readNanos = System.nanoTime();
         received = true;
         long before = decoder.messages();
+        if (pending != null && pending.posted != null && !pending.posted.beginWrite()) {
+            // The reader whose buffer this message was going into stopped waiting, and took the bytes so far into
+            // the arrival's own buffer: the rest goes there too, and the message is queued as any other.
+            decoder.redirectPayload(pending.payload);
+            pending.posted.redirected(pending);
+        }
         try {
             decoder.decode(data, this);
         } catch (RdsProtocolException e) {
+            endWrite();
             batch.flush();                          // what came before the bad frame is good: deliver it
             path.connection().env().statistics().increment(Counter.RECV_PROTOCOL_ERROR);
             data.position(data.limit());
             path.drop(this, e.getMessage());
             return;
         }
+        endWrite();
         batch.flush();
         if (!decoder.inMessage()) {
             partialSinceNanos = 0;
@@ -168,6 +176,13 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
         path.connection().receiveBudget().pauseIfOver(this);
         path.afterReceive(this);
+    }
+
+    /** A read ends with a message incomplete whose payload goes into a reader's buffer: the reader may revoke it. */
+    private void endWrite() {
+        if (pending != null && pending.posted != null) {
+            pending.posted.endWrite();
+        }
     }
 
     /** Counts a message the peer sent of its own accord (PathReceiver#receive, on the I/O thread). */
@@ -217,9 +232,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (r == null) {
             return null;
         }
-        pending = r.claim((int) len);               // the socket's pooled arrival: the payload goes straight in
+        // The socket's pooled arrival, or a waiting reader's buffer, which only a message with nothing ahead of it
+        // may go into: not one behind messages of this read still gathered for the same socket.
+        pending = r.claim((int) len, len >= PostedBuffer.MIN && !batch.holds(r));
         pendingReceiver = r;
-        return pending.payload;
+        return pending.target();
     }
 
     @Override
@@ -250,9 +267,13 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             path.connection().env().statistics().increment(Counter.RECV_DROP_NO_SOCK);
             return;
         }
-        a.payload.flip();
         a.set(path.connection().source(h.sourcePort()), budget, h.destinationPort(), readNanos);
-        batch.add(r, a);
+        if (a.posted != null) {
+            r.deliver(a, a, 1, a.length());         // in the waiting reader's buffer: to that reader alone, now
+        } else {
+            a.payload.flip();
+            batch.add(r, a);
+        }
         if (!deliveredAny) {
             deliveredAny = true;
             path.connection().markUseful();
@@ -271,6 +292,11 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     @Override
     public void onClosed(Throwable cause) {
+        if (pending != null) {
+            pendingReceiver.abandon(pending);       // a reader's buffer it was going into is the reader's again
+            pending = null;
+            pendingReceiver = null;
+        }
         path.connection().receiveBudget().forget(this);
         path.closed(this, cause);
     }

@@ -122,6 +122,23 @@ public final class WaitQueue {
     }
 
     /**
+     * As {@link #signalAfterUnlock()}, for one given thread: the one a wake-up is meant for. Under the lock.
+     *
+     * @param thread the thread to wake
+     * @return {@code thread} if it waits here (to unpark once the lock is released), else {@code null}
+     */
+    public Thread signalAfterUnlock(Thread thread) {
+        for (Node n = head; n != null; n = n.next) {
+            if (n.thread == thread) {
+                unlink(n);
+                n.woken = true;
+                return thread;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Takes every waiting thread out of the queue as signalled: unparks all but the newest at once and returns that
      * one for the caller to unpark once it has released the lock, as {@link #signalAfterUnlock} does. With one waiter,
      * the common case, nobody wakes into a lock still held: a sender woken for room in its send budget that way

@@ -93,6 +93,18 @@ public final class FrameDecoder {
         }
     }
 
+    /**
+     * Points the rest of the current message's payload at {@code target}, positioned after the bytes already
+     * decoded (copied there by whoever took the old buffer back). No effect between messages.
+     *
+     * @param target the buffer to fill from its position on
+     */
+    public void redirectPayload(ByteBuffer target) {
+        if (payload != null && payloadRemaining > 0) {
+            payload = target;
+        }
+    }
+
     /** Gathers header bytes; true once all 48 are in and decoded. */
     private boolean readHeader(ByteBuffer in) {
         if (headerBytes.position() == 0 && in.remaining() >= RdsHeader.SIZE) {

@@ -83,6 +83,56 @@ public abstract class SocketSemanticsContract extends HostsContract {
         return s;
     }
 
+    /**
+     * A reader whose receives keep timing out while large messages arrive (each may be half decoded into the buffer
+     * it lent while waiting when the wait ends) loses, repeats and reorders nothing, and every message is intact and
+     * leaves the buffer's position alone when no message came. Seeded: a failure names the seed.
+     */
+    @Test
+    void largeMessagesArriveWholeAndInOrderWhileTheReaderKeepsTimingOut() throws Exception {
+        long seed = System.nanoTime();
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4001);
+        a.setOption(RdsSocketOptions.SO_SNDBUF, 4 * MIB);
+        b.setOption(RdsSocketOptions.SO_RCVBUF, 8 * MIB);
+        int count = 120;
+        int[] sizes = new SplittableRandom(seed).ints(count, 64 * 1024, 512 * 1024).toArray();
+        CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+            try {
+                for (int i = 0; i < count; i++) {
+                    a.send(ByteBuffer.wrap(pattern(sizes[i], seed + i)), b.localAddress());
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        SplittableRandom timeouts = new SplittableRandom(seed + 1);
+        ByteBuffer dst = ByteBuffer.allocateDirect(MIB);
+        RdsMessageInfo info = new RdsMessageInfo();
+        int timedOut = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (int i = 0; i < count; ) {
+            assertTrue(System.nanoTime() < deadline, "message " + i + " never came (seed " + seed + ")");
+            b.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofNanos(timeouts.nextLong(10_000, 500_000)));
+            dst.clear();
+            int n;
+            try {
+                n = b.receive(dst, info, 0);
+            } catch (EtimedoutException e) {
+                timedOut++;
+                assertEquals(0, dst.position(), "a receive that timed out moved the position (seed " + seed + ")");
+                continue;
+            }
+            assertEquals(sizes[i], n, "message " + i + "'s length (seed " + seed + ")");
+            byte[] got = new byte[n];
+            dst.get(0, got);
+            assertArrayEquals(pattern(sizes[i], seed + i), got, "message " + i + "'s bytes (seed " + seed + ")");
+            i++;
+        }
+        sent.get(10, TimeUnit.SECONDS);
+        System.out.printf("%d large messages intact and in order through %d timed-out receives%n", count, timedOut);
+    }
+
     private static byte[] pattern(int size, long seed) {
         byte[] b = new byte[size];
         new SplittableRandom(seed).nextBytes(b);

@@ -82,7 +82,7 @@ final class ReceiveQueue {
             try {
                 // Only what nothing is queued ahead of may go to the reader at once (nor anything of the same read
                 // still gathered for this socket: PathConnection#payloadBuffer asks for no direct claim then).
-                if (!closed && head == null && failures.isEmpty() && monitorNotify == 0 && cookieCount == 0) {
+                if (!closed && nothingQueued()) {
                     posted.claim(a, length);
                 }
             } finally {
@@ -94,7 +94,7 @@ final class ReceiveQueue {
 
     /** A claimed arrival that will not be delivered (a duplicate, a connection gone): a posted buffer is given back. */
     void abandon(Arrival a) {
-        if (a.target() != a.payload()) {
+        if (a.lent()) {
             lock.lock();
             try {
                 posted.unclaim(a);
@@ -126,7 +126,7 @@ final class ReceiveQueue {
         Thread wake = null;
         lock.lock();
         try {
-            if (first.target() != first.payload()) {
+            if (first.lent()) {
                 // Decoded into the waiting reader's posted buffer: whole now, and only that reader may take it.
                 if (closed) {
                     posted.unclaim(first);
@@ -259,7 +259,8 @@ final class ReceiveQueue {
      * The next item: a send failure, then a congestion notification, then zero-copy completions, then a message,
      * as the kernel's recvmsg orders them; {@code null} if none came within the timeout. With {@code peek} a message
      * stays queued (do not recycle it). If taking the message cleared the port's congestion, the socket sends the
-     * map update once the lock is released.
+     * map update once the lock is released. A non-null {@code dst} ({@link PostedBuffer#eligible}) is lent while the
+     * caller waits; a message decoded into it comes back {@link Arrival#inPlace()}.
      */
     Arrival take(long timeoutNanos, boolean peek, ByteBuffer dst) throws java.io.IOException {
         boolean cleared = false;
@@ -336,7 +337,7 @@ final class ReceiveQueue {
                     }
                     continue;
                 }
-                if (me != null && posted.idle() && PostedBuffer.eligible(dst)) {
+                if (me != null && posted.idle()) {
                     posted.post(dst, me);            // the next large message may be decoded straight into it
                 }
                 waiting++;

@@ -11,6 +11,7 @@ import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.conn.Arrival;
+import org.rds4j.core.conn.PostedBuffer;
 
 /**
  * A socket's {@code receive} calls, the kernel's {@code rds_recvmsg}: how long to wait (SO_RCVTIMEO, non-blocking,
@@ -49,8 +50,10 @@ final class SocketReader {
     int receive(ByteBuffer dst, RdsMessageInfo info, int flags, boolean blocking) throws IOException {
         boolean peek = (flags & RdsSocket.MSG_PEEK) != 0;
         boolean wait = blocking && (flags & RdsSocket.MSG_DONTWAIT) == 0;
-        // A blocking reader lends its buffer while it waits, so that a large message can be decoded straight into it.
-        Arrival a = takeArrival(wait ? blockingWait() : 0, peek, wait && !peek ? dst : null);
+        // A blocking reader lends a buffer with room for a large message while it waits, so that such a message can
+        // be decoded straight into it.
+        ByteBuffer lend = wait && !peek && PostedBuffer.eligible(dst) ? dst : null;
+        Arrival a = takeArrival(wait ? blockingWait() : 0, peek, lend);
         if (a == null) {
             if (wait) {
                 throw new EtimedoutException("no message arrived within SO_RCVTIMEO");

@@ -85,14 +85,10 @@ class PostedReceiveTest {
         ByteBuffer dst = ByteBuffer.allocateDirect(SIZE + 100).position(10);
         RdsMessageInfo info = new RdsMessageInfo();
         Future<Integer> got = receiveInBackground(dst, info);
-        ByteBuffer frame = frame(nextSequence++, 0, payload);
-        int firstPiece = RdsHeader.SIZE + PostedBuffer.MIN;
-        conn.feed(frame.duplicate().limit(firstPiece));
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), PostedBuffer.MIN);
         // The reader is still waiting, and the first bytes are already where it will find them.
-        assertFalse(got.isDone(), seeded("the message is not whole yet"));
-        assertArrayEquals(Arrays.copyOf(payload, PostedBuffer.MIN), bytes(dst, 10, PostedBuffer.MIN),
-                seeded("the payload goes into the reader's own buffer as it arrives"));
-        conn.feed(frame.position(firstPiece));
+        assertFirstBytesLent(got, payload, dst, 10, "the payload goes into the reader's own buffer as it arrives");
+        conn.feed(rest);
         assertEquals(SIZE, got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertEquals(10 + SIZE, dst.position());
         assertArrayEquals(payload, bytes(dst, 10, SIZE), seeded("the message as sent"));
@@ -108,13 +104,11 @@ class PostedReceiveTest {
         byte[] payload = payload(SIZE);
         ByteBuffer dst = ByteBuffer.allocate(SIZE);
         Future<Integer> got = receiveInBackground(dst, new RdsMessageInfo());
-        ByteBuffer frame = frame(nextSequence++, 0, payload);
-        int firstPiece = RdsHeader.SIZE + SIZE / 2;
-        conn.feed(frame.duplicate().limit(firstPiece));
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), SIZE / 2);
         ExecutionException e = assertThrows(ExecutionException.class, () -> got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof EtimedoutException, seeded("timed out: " + e.getCause()));
         assertEquals(0, dst.position(), "a receive that timed out leaves the position where it was");
-        conn.feed(frame.position(firstPiece));
+        conn.feed(rest);
         assertMessage(payload, socket.receive(WAIT).orElseThrow());
     }
 
@@ -139,16 +133,12 @@ class PostedReceiveTest {
         byte[] next = payload(SIZE);
         ByteBuffer dst = ByteBuffer.allocate(SIZE);
         Future<Integer> got = receiveInBackground(dst, new RdsMessageInfo());
-        conn.feed(frame(nextSequence, 0, lost).limit(RdsHeader.SIZE + SIZE / 3));
+        feedPart(frame(nextSequence, 0, lost), SIZE / 3);
         conn.finish(null);                                  // the peer goes away; it resends on a new connection
         accept();
-        ByteBuffer frame = frame(nextSequence++, 0, next);
-        int firstPiece = RdsHeader.SIZE + PostedBuffer.MIN;
-        conn.feed(frame.duplicate().limit(firstPiece));
-        assertFalse(got.isDone(), seeded("the message is not whole yet"));
-        assertArrayEquals(Arrays.copyOf(next, PostedBuffer.MIN), bytes(dst, 0, PostedBuffer.MIN),
-                seeded("the buffer is lent again, to the new connection's message"));
-        conn.feed(frame.position(firstPiece));
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, next), PostedBuffer.MIN);
+        assertFirstBytesLent(got, next, dst, 0, "the buffer is lent again, to the new connection's message");
+        conn.feed(rest);
         assertEquals(SIZE, got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertArrayEquals(next, bytes(dst, 0, SIZE), seeded("the message sent on the new connection"));
     }
@@ -160,9 +150,7 @@ class PostedReceiveTest {
         ByteBuffer dst = ByteBuffer.allocate(SIZE);
         RdsMessageInfo info = new RdsMessageInfo();
         Future<Integer> got = receiveInBackground(dst, info);
-        ByteBuffer frame = frame(nextSequence++, 0, remote);
-        int firstPiece = RdsHeader.SIZE + SIZE / 2;
-        conn.feed(frame.duplicate().limit(firstPiece));
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, remote), SIZE / 2);
         // A socket of the same stack sends meanwhile: its message is queued, and the reader returns it.
         try (RdsSocket other = stack.openSocket()) {
             other.setOption(RdsSocketOptions.SO_RDS_TRANSPORT, FuzzTransport.NAME);
@@ -172,7 +160,7 @@ class PostedReceiveTest {
             assertArrayEquals(local, bytes(dst, 0, local.length));
             assertEquals(other.localAddress(), info.source());
         }
-        conn.feed(frame.position(firstPiece));
+        conn.feed(rest);
         assertMessage(remote, socket.receive(WAIT).orElseThrow());
     }
 
@@ -181,13 +169,11 @@ class PostedReceiveTest {
         byte[] payload = payload(SIZE);
         ByteBuffer dst = ByteBuffer.allocate(SIZE);
         Future<Integer> got = receiveInBackground(dst, new RdsMessageInfo());
-        ByteBuffer frame = frame(nextSequence++, 0, payload);
-        int firstPiece = RdsHeader.SIZE + SIZE / 2;
-        conn.feed(frame.duplicate().limit(firstPiece));
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), SIZE / 2);
         socket.close();
         ExecutionException e = assertThrows(ExecutionException.class, () -> got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof EbadfException, seeded("closed: " + e.getCause()));
-        conn.feed(frame.position(firstPiece));            // the rest goes into the arrival, which nobody queues
+        conn.feed(rest);                                    // the rest goes into the arrival, which nobody queues
         assertEquals(1, counter("recv_drop_dead_sock"), "the message counts as dropped for a closed socket");
     }
 
@@ -241,6 +227,19 @@ class PostedReceiveTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
         return f;
+    }
+
+    /** Feeds {@code frame}'s header and the first {@code payloadBytes} of its payload; returns the rest. */
+    private ByteBuffer feedPart(ByteBuffer frame, int payloadBytes) {
+        int cut = RdsHeader.SIZE + payloadBytes;
+        conn.feed(frame.duplicate().limit(cut));
+        return frame.position(cut);
+    }
+
+    /** The reader still waits, and the first {@link PostedBuffer#MIN} bytes are in its buffer from {@code at}. */
+    private void assertFirstBytesLent(Future<Integer> got, byte[] payload, ByteBuffer dst, int at, String what) {
+        assertFalse(got.isDone(), seeded("the message is not whole yet"));
+        assertArrayEquals(Arrays.copyOf(payload, PostedBuffer.MIN), bytes(dst, at, PostedBuffer.MIN), seeded(what));
     }
 
     private void accept() {

@@ -76,6 +76,15 @@ public final class Arrival {
     }
 
     /**
+     * Whether the payload goes into a waiting reader's buffer ({@link #target()}) rather than the arrival's own.
+     *
+     * @return true while claimed for a reader's posted buffer
+     */
+    public boolean lent() {
+        return posted != null;
+    }
+
+    /**
      * Whether the payload went straight into the reader's buffer (from where it was posted), so that nothing is to
      * be copied; cleared by {@link #recycled()}.
      *

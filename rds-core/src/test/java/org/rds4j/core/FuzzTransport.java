@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.RdsTransport;
+import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
@@ -111,6 +112,46 @@ final class FuzzTransport implements RdsTransport {
         @Override
         public void setReadable(boolean r) {
             readable = r;
+        }
+
+        /**
+         * Bytes from the peer, read as a socket transport reads them when the core offers a read target: each read
+         * goes straight into the target's memory, at most {@link ReadTarget#bytes()} of it, and what no target
+         * takes goes through {@code onBytes} in one read. Ignored once the connection is closed.
+         *
+         * @return the bytes that went in place
+         */
+        int feedInPlace(ByteBuffer bytes) {
+            int inPlace = 0;
+            while (open() && readable && bytes.hasRemaining()) {
+                ReadTarget t = handler.readTarget();
+                if (t == null) {
+                    handler.onBytes(bytes);
+                    break;
+                }
+                int n = Math.min(bytes.remaining(), t.bytes());
+                endReadInPlace(t, bytes, n);
+                inPlace += n;
+            }
+            return inPlace;
+        }
+
+        /**
+         * The first half of a read in place: the target the core offers, which is the transport's until
+         * {@link #endReadInPlace}.
+         *
+         * @return the target, or {@code null}
+         */
+        ReadTarget beginReadInPlace() {
+            return handler.readTarget();
+        }
+
+        /** The read into {@code t} brings the next {@code n} bytes of {@code from}. */
+        void endReadInPlace(ReadTarget t, ByteBuffer from, int n) {
+            ByteBuffer m = t.memory();
+            m.put(m.position(), from, from.position(), n);
+            from.position(from.position() + n);
+            handler.onBytesReadInPlace(n);
         }
 
         /** Bytes from the peer; ignored once the connection is closed, as TCP would after a reset. */

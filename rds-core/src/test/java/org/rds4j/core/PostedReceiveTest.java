@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.conn.PostedBuffer;
+import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
@@ -208,6 +210,58 @@ class PostedReceiveTest {
         assertEquals(SIZE - 1, truncated.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertTrue(info.truncated());
         assertArrayEquals(Arrays.copyOf(large, SIZE - 1), bytes(tooSmall, 0, SIZE - 1));
+    }
+
+    @Test
+    void aSocketReadGoesStraightIntoTheWaitingReadersDirectBuffer() throws Exception {
+        byte[] payload = payload(SIZE);
+        ByteBuffer dst = ByteBuffer.allocateDirect(SIZE + 100).position(10);
+        Future<Integer> got = receiveInBackground(dst, new RdsMessageInfo());
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), PostedBuffer.MIN);
+        ReadTarget t = conn.beginReadInPlace();
+        assertTrue(t != null && t.memory() == dst, seeded("the read target is the reader's own buffer"));
+        assertEquals(SIZE - PostedBuffer.MIN, t.bytes(), "the rest of the payload, no more");
+        assertEquals(10 + PostedBuffer.MIN, dst.position(), "where the next payload byte goes");
+        conn.endReadInPlace(t, rest, 1000);
+        assertFalse(got.isDone(), seeded("the message is not whole yet"));
+        assertEquals(SIZE - PostedBuffer.MIN - 1000, conn.feedInPlace(rest), "the rest is read in place");
+        assertEquals(SIZE, got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(10 + SIZE, dst.position());
+        assertArrayEquals(payload, bytes(dst, 10, SIZE), seeded("the message as sent"));
+    }
+
+    @Test
+    void aReaderTimingOutWhileASocketReadGoesIntoItsBufferLeavesOnlyWhenTheReadIsOver() throws Exception {
+        socket.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofMillis(100));
+        byte[] payload = payload(SIZE);
+        ByteBuffer dst = ByteBuffer.allocateDirect(SIZE);
+        Future<Integer> got = receiveInBackground(dst, new RdsMessageInfo());
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), PostedBuffer.MIN);
+        ReadTarget t = conn.beginReadInPlace();                 // a read into the reader's buffer is under way
+        assertTrue(t != null && t.memory() == dst, seeded("the read target is the reader's own buffer"));
+        assertThrows(TimeoutException.class, () -> got.get(600, TimeUnit.MILLISECONDS),
+                seeded("the reader timed out meanwhile, but must not leave while the read may write its buffer"));
+        conn.endReadInPlace(t, rest, 5000);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof EtimedoutException, seeded("timed out: " + e.getCause()));
+        assertEquals(0, dst.position(), "a receive that timed out leaves the position where it was");
+        ReadTarget next = conn.beginReadInPlace();
+        assertTrue(next != null && next.memory() != dst && next.memory().isDirect(),
+                seeded("the rest is read into the message's own buffer, where the reader left the bytes so far"));
+        conn.endReadInPlace(next, rest, 0);
+        conn.feedInPlace(rest);
+        assertMessage(payload, socket.receive(WAIT).orElseThrow());
+    }
+
+    @Test
+    void aLargeMessageNobodyWaitsForIsReadIntoItsOwnBuffer() throws Exception {
+        byte[] payload = payload(SIZE);
+        ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), 100);
+        assertEquals(SIZE - 100, conn.feedInPlace(rest), "all but the first read goes in place");
+        assertMessage(payload, socket.receive(WAIT).orElseThrow());
+        byte[] small = payload(1000);
+        assertEquals(0, conn.feedInPlace(frame(nextSequence++, 0, small)), "a small message is copied");
+        assertMessage(small, socket.receive(WAIT).orElseThrow());
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

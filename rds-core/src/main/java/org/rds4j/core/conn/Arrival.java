@@ -3,13 +3,14 @@ package org.rds4j.core.conn;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.rds4j.RdsDatagram;
+import org.rds4j.core.spi.ReadTarget;
 
 /**
  * A received message waiting on a socket: where it came from, where it went, when, and its payload. Reused: the
  * receiving socket keeps a pool of them with their buffers, the I/O thread fills one straight from the network
  * buffer, and the application's {@code receive} copies it out and gives it back. One owner at a time.
  */
-public final class Arrival {
+public final class Arrival implements ReadTarget {
     InetSocketAddress source;
     int port;
     long arrivalNanos;
@@ -27,6 +28,8 @@ public final class Arrival {
     PostedBuffer posted;
     /** Taken by its reader with the payload already in the reader's buffer: nothing to copy. */
     boolean inPlace;
+    /** The transport's object kept with {@link #payload} ({@link ReadTarget#attach}); dropped with the buffer. */
+    private Object attachment;
 
     /**
      * A notification to return from {@code receive()} ahead of data.
@@ -58,8 +61,11 @@ public final class Arrival {
     public ByteBuffer prepare(int length) {
         ByteBuffer p = payload;
         if (p == null || p.capacity() < length) {
-            p = ByteBuffer.allocate(OutgoingMessage.capacityFor(length));
+            int c = OutgoingMessage.capacityFor(length);
+            // Direct from the size where a transport may read the payload straight into it (ReadTarget).
+            p = length >= PostedBuffer.MIN ? ByteBuffer.allocateDirect(c) : ByteBuffer.allocate(c);
             payload = p;
+            attachment = null;
         }
         p.clear().limit(length);
         return p;
@@ -73,6 +79,27 @@ public final class Arrival {
      */
     public ByteBuffer target() {
         return posted != null ? posted.target() : payload;
+    }
+
+    /** The arrival's own buffer, as a place to read the rest of its payload into: from its position. */
+    @Override
+    public ByteBuffer memory() {
+        return payload;
+    }
+
+    @Override
+    public int bytes() {
+        return payload.remaining();                 // limit = length while it is filled
+    }
+
+    @Override
+    public Object attachment() {
+        return attachment;
+    }
+
+    @Override
+    public void attach(Object attachment) {
+        this.attachment = attachment;
     }
 
     /**

@@ -7,6 +7,7 @@ import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.wire.FrameDecoder;
 import org.rds4j.core.wire.RdsHeader;
@@ -50,6 +51,8 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
     private long readNanos;
+    /** The decoder's message count when a read into a reader's buffer began ({@link #readTarget}). */
+    private long readInPlaceBefore;
     /** Whether this connection delivered a message to a socket (the connection then marked the peer useful). */
     private boolean deliveredAny;
     /**
@@ -148,15 +151,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     @Override
     public void onBytes(ByteBuffer data) {
-        readNanos = System.nanoTime();
-        received = true;
-        long before = decoder.messages();
-        if (pending != null && pending.posted != null && !pending.posted.beginWrite()) {
-            // The reader whose buffer this message was going into stopped waiting, and took the bytes so far into
-            // the arrival's own buffer: the rest goes there too, and the message is queued as any other.
-            decoder.redirectPayload(pending.payload);
-            pending.posted.redirected(pending);
-        }
+        long before = beginRead();
         try {
             decoder.decode(data, this);
         } catch (RdsProtocolException e) {
@@ -167,6 +162,57 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             path.drop(this, e.getMessage());
             return;
         }
+        endRead(before);
+    }
+
+    /**
+     * A read may go straight into the buffer the message in progress is decoded into when it is direct: a waiting
+     * reader's own (the socket's bytes then reach the reader with no copy in user space) or a large message's pooled
+     * one (the copy out of the transport's read buffer is spared).
+     */
+    @Override
+    public ReadTarget readTarget() {
+        ByteBuffer t = decoder.payloadTarget();
+        if (t == null || !t.isDirect() || pending == null) {
+            return null;
+        }
+        readInPlaceBefore = beginRead();
+        if (!decoder.payloadTarget().isDirect()) {  // the reader took its buffer back, into a heap arrival
+            endWrite();
+            return null;
+        }
+        return pending.posted != null ? pending.posted : pending;
+    }
+
+    @Override
+    public void onBytesReadInPlace(int n) {
+        try {
+            decoder.decodedInPlace(n, this);
+        } catch (RdsProtocolException e) {
+            throw new IllegalStateException(e);     // onMessage refuses nothing: it cannot happen
+        }
+        endRead(readInPlaceBefore);
+    }
+
+    /**
+     * A read begins: if the message in progress goes into a reader's buffer, the reader may no longer take it back
+     * until {@link #endWrite}, unless it did so already.
+     *
+     * @return the count of messages decoded before this read
+     */
+    private long beginRead() {
+        readNanos = System.nanoTime();
+        received = true;
+        if (pending != null && pending.posted != null && !pending.posted.beginWrite()) {
+            // The reader whose buffer this message was going into stopped waiting, and took the bytes so far into
+            // the arrival's own buffer: the rest goes there too, and the message is queued as any other.
+            decoder.redirectPayload(pending.payload);
+            pending.posted.redirected(pending);
+        }
+        return decoder.messages();
+    }
+
+    private void endRead(long before) {
         endWrite();
         batch.flush();
         if (!decoder.inMessage()) {

@@ -2,6 +2,7 @@ package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rds4j.core.spi.ReadTarget;
 
 /**
  * A reader's own buffer, offered while it waits on an empty receive queue, so that the I/O thread decodes the next
@@ -23,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       the caller touch its buffer, while the I/O thread may write into it.</li>
  * </ul>
  */
-public final class PostedBuffer {
+public final class PostedBuffer implements ReadTarget {
     /** Smaller messages are copied as before: their copy costs less than the hand-over. */
     public static final int MIN = 64 * 1024;
 
@@ -42,6 +43,12 @@ public final class PostedBuffer {
     private Thread reader;
     /** The arrival whose payload goes into {@link #dst}; set under the lock when claimed. */
     private Arrival arrival;
+    /**
+     * The transport's object for the reader's buffer {@link #attachedTo} ({@link ReadTarget#attach}): I/O threads
+     * only, while claimed. It keeps the reader's last large buffer reachable until another replaces it.
+     */
+    private Object attachment;
+    private ByteBuffer attachedTo;
 
     /**
      * Whether a reader could post {@code dst}: large enough for a message that is worth it, and writable.
@@ -130,6 +137,28 @@ public final class PostedBuffer {
 
     ByteBuffer target() {
         return dst;
+    }
+
+    /** The reader's buffer, from where the next payload byte goes; only while the I/O thread writes (WRITING). */
+    @Override
+    public ByteBuffer memory() {
+        return dst;
+    }
+
+    @Override
+    public int bytes() {
+        return start + arrival.length() - dst.position();
+    }
+
+    @Override
+    public Object attachment() {
+        return attachedTo == dst ? attachment : null;
+    }
+
+    @Override
+    public void attach(Object attachment) {
+        this.attachment = attachment;
+        this.attachedTo = dst;
     }
 
     /**

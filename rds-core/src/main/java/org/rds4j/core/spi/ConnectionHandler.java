@@ -32,6 +32,30 @@ public interface ConnectionHandler {
     void onBytes(ByteBuffer data);
 
     /**
+     * Where the transport may read the next bytes of the stream straight into, instead of into a buffer of its own
+     * and then {@link #onBytes}: the rest of the payload of the message being received, or {@code null} to read as
+     * usual. A transport that reads from a socket may ask before each read; one that does not need never ask.
+     *
+     * <p>A non-null answer hands the target's memory from its position on to the transport until it calls
+     * {@link #onBytesReadInPlace}, which it must do next, once, whether or not the read brought anything.
+     *
+     * @return where to read, valid until {@link #onBytesReadInPlace}, or {@code null}
+     */
+    default ReadTarget readTarget() {
+        return null;
+    }
+
+    /**
+     * The read that followed a non-null {@link #readTarget()} put {@code n} bytes into its memory, from its
+     * position on. They count as stream bytes in order, as if passed to {@link #onBytes}.
+     *
+     * @param n the bytes read, 0 if the read brought none (nothing available, end of stream, an error)
+     */
+    default void onBytesReadInPlace(int n) {
+        throw new IllegalStateException("no read target was given");
+    }
+
+    /**
      * The connection can take frames: write as many as {@link FrameSink#isWritable()} allows. The transport flushes
      * after this call returns, so frames written in one call leave in as few system calls as possible.
      *

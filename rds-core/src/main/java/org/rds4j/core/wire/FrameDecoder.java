@@ -84,13 +84,59 @@ public final class FrameDecoder {
                 payloadRemaining -= n;
             }
             if (payloadRemaining == 0) {
-                ByteBuffer done = payload;
-                payload = null;
-                payloadRemaining = -1;
-                messages++;
-                listener.onMessage(header, done);
+                complete(listener);
             }
         }
+    }
+
+    /**
+     * Where the rest of the current payload goes, for a reader that puts stream bytes there itself: the listener's
+     * payload buffer, positioned at the next byte; then {@link #decodedInPlace} says how many it put there.
+     *
+     * @return the payload buffer, or {@code null} between messages, inside a header, or while a payload is skipped
+     */
+    public ByteBuffer payloadTarget() {
+        return payloadRemaining > 0 ? payload : null;
+    }
+
+    /**
+     * The payload bytes still to come of the current message.
+     *
+     * @return 0 between messages or inside a header, else 1 to the announced length
+     */
+    public int payloadRemaining() {
+        return payloadRemaining > 0 ? (int) payloadRemaining : 0;
+    }
+
+    /**
+     * {@code n} stream bytes were written straight into {@link #payloadTarget()} from its position: moves past them,
+     * and completes the message if they were its last.
+     *
+     * @param n the bytes written, 0 to {@link #payloadRemaining()}
+     * @param listener takes the message if it completes
+     * @throws RdsProtocolException if the listener refuses the completed message
+     */
+    public void decodedInPlace(int n, Listener listener) throws RdsProtocolException {
+        if (n == 0) {
+            return;
+        }
+        if (n < 0 || n > payloadRemaining() || payload == null) {
+            throw new IllegalStateException(n + " bytes written in place with " + payloadRemaining()
+                    + " payload bytes expected" + (payload == null ? " and no payload target" : ""));
+        }
+        payload.position(payload.position() + n);
+        payloadRemaining -= n;
+        if (payloadRemaining == 0) {
+            complete(listener);
+        }
+    }
+
+    private void complete(Listener listener) throws RdsProtocolException {
+        ByteBuffer done = payload;
+        payload = null;
+        payloadRemaining = -1;
+        messages++;
+        listener.onMessage(header, done);
     }
 
     /**

@@ -172,6 +172,41 @@ class FrameDecoderTest {
         assertEquals(0, decoder.headerBytesReceived());
     }
 
+    /**
+     * A reader that puts payload bytes straight into the decoder's payload target ({@code decodedInPlace}), for any
+     * split and any mix with ordinary decoding, gets the same messages, and is never offered more than the payload.
+     */
+    @Property(tries = 300)
+    void payloadReadInPlaceDecodesToTheSameMessages(@ForAll @Size(max = 12) List<@net.jqwik.api.From("anyFrame") Frame> frames,
+            @ForAll Random rnd) throws RdsProtocolException {
+        byte[] stream = concat(frames);
+        FrameDecoder decoder = new FrameDecoder(CAP);
+        Collector c = new Collector(rnd.nextBoolean());
+        int pos = 0;
+        int inPlace = 0;
+        while (pos < stream.length) {
+            int n = Math.min(stream.length - pos, 1 + rnd.nextInt(rnd.nextBoolean() ? 60 : 5000));
+            ByteBuffer t = decoder.payloadTarget();
+            if (t != null && rnd.nextInt(3) > 0) {
+                assertTrue(decoder.payloadRemaining() > 0 && decoder.payloadRemaining() <= t.remaining(),
+                        "the target holds the rest of the payload");
+                n = Math.min(n, decoder.payloadRemaining());
+                t.put(t.position(), stream, pos, n);     // as a socket read would: the position stays
+                decoder.decodedInPlace(n, c);
+                inPlace += n;
+            } else {
+                decoder.decode(ByteBuffer.wrap(stream, pos, n), c);
+            }
+            pos += n;
+        }
+        assertEquals(frames, c.frames);
+        assertFalse(decoder.inMessage());
+        assertNull(decoder.payloadTarget(), "no target between messages");
+        assertEquals(0, decoder.payloadRemaining());
+        assertThrows(IllegalStateException.class, () -> decoder.decodedInPlace(1, c), "nothing to write in place");
+        assertTrue(inPlace <= stream.length);
+    }
+
     /** The same stream given whole, or one byte at a time, decodes the same (the two extremes of §3.1). */
     @Property(tries = 50)
     void wholeAndBytewiseDecodingAgree(@ForAll @Size(max = 6) List<@net.jqwik.api.From("anyFrame") Frame> frames)

@@ -8,15 +8,18 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
- * How rds4j's channels read: Netty's adaptive allocator decides how often to read (up to 16 reads per readiness, as
- * Netty's socket channels do by default), but every read goes into one of the I/O thread's
- * {@linkplain BufferRecycler#readBuffers() recycled 256 KiB buffers} instead of a newly allocated one. The connection
- * releases each buffer once the core has decoded it (the core copies what it keeps), so on a plain connection every
- * read of a thread reuses the same buffer; TLS, whose decoder may keep read bytes across reads, holds a buffer longer,
- * and the recycler then allocates.
+ * How one of rds4j's channels reads: Netty's adaptive allocator decides how often to read (up to 16 reads per
+ * readiness, as Netty's socket channels do by default), but every read goes into one of the I/O thread's
+ * {@linkplain BufferRecycler#readBuffers() recycled 256 KiB buffers} instead of a newly allocated one, or, while a
+ * reader waits for the rest of a large message in a direct buffer of its own, straight into that buffer
+ * ({@link TcpConnection#inPlaceReadBuffer()}). The connection releases each recycled buffer once the core has decoded
+ * it (the core copies what it keeps), so on a plain connection every read of a thread reuses the same buffer; TLS,
+ * whose decoder may keep read bytes across reads, holds a buffer longer, and the recycler then allocates.
  *
  * <p>Reading into 256 KiB whatever the adaptive guess costs nothing here, since the buffer is not allocated per read,
  * and lets a busy connection take up to 256 KiB per system call from the first read on.
+ *
+ * <p>One per channel (it knows the channel's connection); its handle is used on the channel's event loop only.
  */
 final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
     /** As Netty's socket channels read by default: up to 16 reads per readiness. */
@@ -24,6 +27,13 @@ final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
 
     private final AdaptiveRecvByteBufAllocator pacing =
             (AdaptiveRecvByteBufAllocator) new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(MAX_READS_PER_READINESS);
+    /** The plain connection whose reader's buffers reads may go into; {@code null} with TLS (reads are ciphertext). */
+    private TcpConnection inPlace;
+
+    /** Lets reads go into the buffers of {@code c}'s waiting readers; before the channel's first read. */
+    void readInPlaceFor(TcpConnection c) {
+        inPlace = c;
+    }
 
     @Override
     public Handle newHandle() {
@@ -31,7 +41,7 @@ final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
     }
 
     /** Netty's adaptive handle for everything but where the bytes go. */
-    private static final class RecyclingHandle implements ExtendedHandle {
+    private final class RecyclingHandle implements ExtendedHandle {
         private final ExtendedHandle pacing;
 
         RecyclingHandle(ExtendedHandle pacing) {
@@ -40,7 +50,9 @@ final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            return BufferRecycler.readBuffers().take(alloc);
+            TcpConnection c = inPlace;
+            ByteBuf b = c != null ? c.inPlaceReadBuffer() : null;
+            return b != null ? b : BufferRecycler.readBuffers().take(alloc);
         }
 
         @Override

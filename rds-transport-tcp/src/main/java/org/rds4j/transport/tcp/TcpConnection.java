@@ -15,6 +15,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +71,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private Throwable cause;
     private InetSocketAddress local;
     private InetSocketAddress remote;
+    /** Between a read target given by the core and the report of what the read put there. */
+    private boolean inPlaceReading;
 
     /**
      * @param handler the handler of an outgoing connection, {@code null} for an accepted one
@@ -275,8 +278,44 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         }
     }
 
+    /**
+     * The buffer the next read goes into if the core has a waiting reader's buffer for it (on the event loop, from
+     * this channel's {@link RecyclingRecvByteBufAllocator}): the rest of a large message then reaches the reader with
+     * no copy in user space.
+     *
+     * @return the reader's buffer as a read buffer, or {@code null} to read into a recycled buffer
+     */
+    ByteBuf inPlaceReadBuffer() {
+        if (!live || closedNotified || cause != null || inPlaceReading) {
+            return null;
+        }
+        ReadTarget t = handler.readTarget();
+        if (t == null) {
+            return null;
+        }
+        inPlaceReading = true;
+        return InPlaceReadBuf.begin(t, this);
+    }
+
+    /** The read into a reader's buffer is over, with {@code n} bytes in it: the core takes them as stream bytes. */
+    void inPlaceReadEnded(int n) {
+        if (inPlaceReading) {
+            inPlaceReading = false;
+            handler.onBytesReadInPlace(n);
+        }
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof InPlaceReadBuf b) {
+            try {
+                b.reported();
+                inPlaceReadEnded(live && !closedNotified && cause == null ? b.readableBytes() : 0);
+            } finally {
+                b.release();
+            }
+            return;
+        }
         if (!(msg instanceof ByteBuf)) {
             ReferenceCountUtil.release(msg);
             return;
@@ -315,6 +354,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         sink.discard();
+        inPlaceReadEnded(0);                        // a read into a reader's buffer Netty never passed on
         if (live && !closedNotified) {
             closedNotified = true;
             log.debug("{}: closed{}", this, cause == null ? "" : " (" + cause + ")");

@@ -85,7 +85,6 @@ public final class TcpTransportInstance implements TransportInstance {
     static final int KEEPALIVE_INTERVAL = 5;
     static final int KEEPALIVE_COUNT = 5;
     /** Shared by every channel: it has no state of its own (each channel gets its own handle). */
-    private static final RecyclingRecvByteBufAllocator READS = new RecyclingRecvByteBufAllocator();
 
     /** How long close() waits for connections to close and event loops to stop. */
     private static final long CLOSE_TIMEOUT_MS = 5_000;
@@ -263,7 +262,13 @@ public final class TcpTransportInstance implements TransportInstance {
         if (tls != null) {
             ch.pipeline().addLast(TLS_HANDLER_NAME, new SslHandler(tls));
         }
-        ch.pipeline().addLast(TcpConnection.HANDLER_NAME, new TcpConnection(this, ch, handler, tls != null));
+        RecyclingRecvByteBufAllocator reads = new RecyclingRecvByteBufAllocator();
+        ch.config().setOption(ChannelOption.RCVBUF_ALLOCATOR, reads);   // reads into the I/O thread's reused buffers
+        TcpConnection c = new TcpConnection(this, ch, handler, tls != null);
+        if (tls == null) {
+            reads.readInPlaceFor(c);  // before the first read, which waits for this task on the event loop to end
+        }
+        ch.pipeline().addLast(TcpConnection.HANDLER_NAME, c);
     }
 
     private SSLEngine serverEngine() {
@@ -384,7 +389,6 @@ public final class TcpTransportInstance implements TransportInstance {
         ch.config().setOption(ChannelOption.TCP_NODELAY, true);
         ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
         ch.config().setOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
-        ch.config().setOption(ChannelOption.RCVBUF_ALLOCATOR, READS);   // reads into the I/O thread's reused buffers
         ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
         try {
             if (epoll) {

@@ -15,9 +15,11 @@
  * pass's batches in one gathering write) and then used again by the same I/O thread ({@code BufferRecycler}, which
  * also keeps the buffers its channels read into): the JDK would make the same heap-to-direct copy for any heap buffer
  * it writes to a socket, so packing costs no extra copy, and it turns many small messages into few large
- * system calls. Incoming bytes are handed to the
- * core straight out of Netty's receive buffer, without a copy; the core's decoder copies each payload once, into the
- * message it delivers.
+ * system calls. A payload of 32 KiB or more that the core lends is written from where it lies. Incoming bytes are
+ * handed to the core straight out of Netty's receive buffer, without a copy; the core's decoder copies each payload
+ * once, into the message it delivers, except the rest of a large payload, which the core asks to have read from the
+ * socket straight into its own direct buffer ({@link org.rds4j.core.spi.ReadTarget}, {@code InPlaceReadBuf}; not
+ * with TLS, whose reads are ciphertext).
  *
  * <p><b>Settings</b> ({@link org.rds4j.RdsStackConfig#property}): {@code tcp.native} ({@code "false"} forces NIO
  * even where epoll is available), {@code tcp.ioThreads} (event loop threads, default 1), {@code

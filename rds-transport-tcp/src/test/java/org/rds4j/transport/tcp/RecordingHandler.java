@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.wire.FrameDecoder;
 import org.rds4j.core.wire.RdsHeader;
@@ -43,6 +44,14 @@ final class RecordingHandler implements ConnectionHandler {
     private long transmitted = -1;
     private long written;
     private Thread ioThread;
+    /** Stream ranges {start, length} the handler wants read in place, in order ({@link #readInPlace}). */
+    private final Queue<long[]> inPlaceRanges = new ConcurrentLinkedQueue<>();
+    private InPlace inPlace;
+    private InPlace reading;
+    final AtomicInteger inPlaceReads = new AtomicInteger();
+    final AtomicInteger inPlaceBytes = new AtomicInteger();
+    final AtomicInteger attachCalls = new AtomicInteger();
+    final List<InPlace> inPlaceDone = Collections.synchronizedList(new ArrayList<>());
 
     RecordingHandler(String stackName) {
         this.threadPrefix = "rds4j-" + stackName + "-tcp-";
@@ -75,9 +84,126 @@ final class RecordingHandler implements ConnectionHandler {
         connectFailed.complete(cause);
     }
 
+    /**
+     * Asks for the {@code length} stream bytes from offset {@code start} to be read into a direct buffer of the
+     * handler's, as the core asks for the rest of a large payload once its header is in; ranges in stream order,
+     * before they arrive. Bytes of the range a read into the transport's own buffer took come through onBytes.
+     */
+    void readInPlace(long start, int length) {
+        inPlaceRanges.add(new long[] {start, length});
+    }
+
+    /** One range read in place: its own direct buffer, followed by canary bytes no read may touch. */
+    static final class InPlace implements ReadTarget {
+        static final int CANARY = 64;
+        final long start;
+        final int length;
+        final ByteBuffer memory;
+        private final AtomicInteger attachCalls;
+        private Object attachment;
+
+        InPlace(long start, int length, AtomicInteger attachCalls) {
+            this.start = start;
+            this.length = length;
+            this.attachCalls = attachCalls;
+            memory = ByteBuffer.allocateDirect(7 + length + CANARY).position(7);   // not at 0: positions count
+            for (int i = 7 + length; i < memory.capacity(); i++) {
+                memory.put(i, (byte) 0x5A);
+            }
+        }
+
+        boolean canaryIntact() {
+            for (int i = 7 + length; i < memory.capacity(); i++) {
+                if (memory.get(i) != 0x5A) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public ByteBuffer memory() {
+            return memory;
+        }
+
+        @Override
+        public int bytes() {
+            return 7 + length - memory.position();
+        }
+
+        @Override
+        public Object attachment() {
+            return attachment;
+        }
+
+        @Override
+        public void attach(Object a) {
+            attachCalls.incrementAndGet();
+            attachment = a;
+        }
+    }
+
+    @Override
+    public ReadTarget readTarget() {
+        check("readTarget");
+        if (reading != null) {
+            violations.add("readTarget again before onBytesReadInPlace");
+        }
+        long at;
+        synchronized (this) {
+            at = received.size();
+        }
+        if (inPlace == null) {
+            long[] r = inPlaceRanges.peek();
+            if (r == null || at < r[0]) {
+                return null;
+            }
+            inPlaceRanges.poll();
+            long end = r[0] + r[1];
+            if (at >= end) {
+                return null;                        // a read into the transport's own buffer took all of it
+            }
+            inPlace = new InPlace(at, (int) (end - at), attachCalls);   // what a read of its own left
+        }
+        reading = inPlace;
+        return inPlace;
+    }
+
+    @Override
+    public void onBytesReadInPlace(int n) {
+        check("onBytesReadInPlace");
+        InPlace t = reading;
+        reading = null;
+        if (t == null) {
+            violations.add("onBytesReadInPlace(" + n + ") without a read target");
+            return;
+        }
+        if (n < 0 || n > t.bytes()) {
+            violations.add("read " + n + " bytes in place where " + t.bytes() + " were asked for");
+            return;
+        }
+        inPlaceReads.incrementAndGet();
+        inPlaceBytes.addAndGet(n);
+        int from = t.memory.position();
+        synchronized (this) {
+            for (int i = 0; i < n; i++) {
+                received.write(t.memory.get(from + i));
+            }
+            notifyAll();
+        }
+        t.memory.position(from + n);
+        if (t.bytes() == 0) {
+            inPlaceDone.add(t);
+            inPlace = null;
+        }
+    }
+
     @Override
     public void onBytes(ByteBuffer data) {
         check("onBytes");
+        if (reading != null) {
+            violations.add("onBytes while a read in place was under way");
+        }
         onBytesCalls.incrementAndGet();
         CountDownLatch hold = holdFirstRead;
         if (hold != null) {

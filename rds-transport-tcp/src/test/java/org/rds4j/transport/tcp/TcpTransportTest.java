@@ -100,6 +100,52 @@ class TcpTransportTest {
     }
 
     @Test
+    void readsGoStraightIntoTheCoresBufferAndNeverPastThePayload() throws Exception {
+        readsInPlace(Map.of());
+    }
+
+    @Test
+    void readsInPlaceWithNio() throws Exception {
+        readsInPlace(Map.of("tcp.native", "false"));
+    }
+
+    /**
+     * The core asks for large payloads to be read into its own direct buffers ({@code ReadTarget}): the stream is
+     * byte exact, most of a 1 MiB payload comes in place, no read passes a payload's end into the bytes after it,
+     * and the wrapper the transport reads through is made once per buffer.
+     */
+    private void readsInPlace(Map<String, String> props) throws Exception {
+        try (Stacks s = new Stacks(props)) {
+            RecordingHandler[] p = s.connect();
+            RecordingHandler client = p[0];
+            RecordingHandler server = p[1];
+            int[] sizes = {1 << 20, 100, 65536, 3 * 65536 + 5, 1 << 20, 0, 200_000};
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            long offset = 0;
+            for (int i = 0; i < sizes.length; i++) {
+                ByteBuffer[] f = RecordingHandler.frame(i + 1, RecordingHandler.payload(i, sizes[i]), i);
+                if (sizes[i] >= 65536) {
+                    server.readInPlace(offset + RdsHeader.SIZE, sizes[i]);
+                }
+                offset += RdsHeader.SIZE + sizes[i];
+                RecordingHandler.append(expected, f);
+                client.outbox.add(f);
+            }
+            client.connection.requestTransmit();
+            byte[] want = expected.toByteArray();
+            assertEquals(want.length, server.awaitReceived(want.length, Stacks.WAIT));
+            assertArrayEquals(want, server.received());
+            noViolations(client, server);
+            assertTrue(server.inPlaceBytes.get() > (1 << 20), "bytes read in place: " + server.inPlaceBytes);
+            for (RecordingHandler.InPlace t : server.inPlaceDone) {
+                assertTrue(t.canaryIntact(), "a read went past the payload's end at stream offset " + t.start);
+            }
+            assertEquals(server.inPlaceDone.size(), server.attachCalls.get(),
+                    "one wrapper per buffer, over " + server.inPlaceReads + " reads in place");
+        }
+    }
+
+    @Test
     void manySmallFramesInManyTransmitCalls() throws Exception {
         try (Stacks s = new Stacks()) {
             RecordingHandler[] p = s.connect();

@@ -91,17 +91,36 @@ final class Bench {
         return out;
     }
 
-    /** The stability check, for rds4j's contenders at 64 B. */
+    /**
+     * The issue's stability check, for rds4j's contenders at 64 B, each line with the spread raw NIO had in the same
+     * runs (packed NIO's msgs/s and blocking NIO's RTT p50, the references of the ratios): a spread the physical
+     * reference shares is the machine's, not rds4j's.
+     */
     static List<String> stability(List<Row> medians) {
         List<String> out = new ArrayList<>();
+        Row packed = find(medians, "nio-packed", 64);
+        Row perMessage = find(medians, "nio-per-msg", 64);
+        String reference = packed == null && perMessage == null ? ""
+                : String.format(Locale.ROOT, " (raw NIO in the same runs: nio-packed msgs/s +-%.1f %%, nio-per-msg "
+                        + "RTT p50 +-%.1f %%)", packed == null ? Double.NaN : packed.msgsSpreadPct(),
+                        perMessage == null ? Double.NaN : perMessage.p50SpreadPct());
         for (Row r : medians) {
             if (r.size() == 64 && r.contender().startsWith("rds4j") && r.ok()) {
                 boolean stable = r.msgsSpreadPct() <= STABLE_PCT && r.p50SpreadPct() <= STABLE_PCT;
                 out.add(String.format(Locale.ROOT, "stability %s 64 B over %d runs: msgs/s +-%.1f %%, RTT p50 "
-                        + "+-%.1f %%: %s", r.contender(), r.runs(), r.msgsSpreadPct(), r.p50SpreadPct(),
-                        stable ? "within +-15 %" : "NOT within +-15 %"));
+                        + "+-%.1f %%: %s%s", r.contender(), r.runs(), r.msgsSpreadPct(), r.p50SpreadPct(),
+                        stable ? "within +-15 %" : "NOT within +-15 %", reference));
             }
         }
         return out;
+    }
+
+    private static Row find(List<Row> rows, String contender, int size) {
+        for (Row r : rows) {
+            if (r.size() == size && r.contender().equals(contender) && r.ok()) {
+                return r;
+            }
+        }
+        return null;
     }
 }

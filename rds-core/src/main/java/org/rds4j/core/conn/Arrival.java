@@ -78,7 +78,7 @@ public final class Arrival implements ReadTarget {
      * @return the buffer to fill from its position
      */
     public ByteBuffer target() {
-        return posted != null ? posted.target() : payload;
+        return posted != null ? posted.memory() : payload;
     }
 
     /** The arrival's own buffer, as a place to read the rest of its payload into: from its position. */

@@ -176,11 +176,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (t == null || !t.isDirect() || pending == null) {
             return null;
         }
+        // If the reader took its buffer back, the rest goes into the arrival, which is direct too: only a message of
+        // PostedBuffer.MIN bytes or more is decoded into a reader's buffer, and such arrivals are (Arrival#prepare).
         readInPlaceBefore = beginRead();
-        if (!decoder.payloadTarget().isDirect()) {  // the reader took its buffer back, into a heap arrival
-            endWrite();
-            return null;
-        }
         return pending.posted != null ? pending.posted : pending;
     }
 

@@ -135,11 +135,7 @@ public final class PostedBuffer implements ReadTarget {
         return true;
     }
 
-    ByteBuffer target() {
-        return dst;
-    }
-
-    /** The reader's buffer, from where the next payload byte goes; only while the I/O thread writes (WRITING). */
+    /** The reader's buffer, from where the next payload byte goes; only while the I/O thread may write into it. */
     @Override
     public ByteBuffer memory() {
         return dst;

@@ -22,8 +22,6 @@ final class InPlaceReadBuf extends UnpooledUnsafeDirectByteBuf {
     private final ByteBuffer memory;
     private TcpConnection connection;
     private int window;
-    /** Whether the read's outcome has been passed on; else the release does it. */
-    private boolean reported;
 
     private InPlaceReadBuf(ByteBuffer memory) {
         super(UnpooledByteBufAllocator.DEFAULT, memory.duplicate().clear(), memory.capacity());
@@ -49,7 +47,6 @@ final class InPlaceReadBuf extends UnpooledUnsafeDirectByteBuf {
 
     private InPlaceReadBuf start(TcpConnection c, int position, int bytes) {
         connection = c;
-        reported = false;
         window = position + bytes;
         setIndex(position, position);
         return this;
@@ -61,17 +58,12 @@ final class InPlaceReadBuf extends UnpooledUnsafeDirectByteBuf {
         return memory == null ? super.capacity() : window;    // null while the superclass constructor runs
     }
 
-    /** The read's bytes were passed on to the core. */
-    void reported() {
-        reported = true;
-    }
-
-    /** The memory is the reader's: nothing to free. A read that ended without passing bytes on ends here. */
+    /**
+     * The memory is the reader's: nothing to free. A read Netty never passed on (nothing read, end of stream, an
+     * error) ends here; after one it did, this is a no-op ({@link TcpConnection#inPlaceReadEnded}).
+     */
     @Override
     protected void deallocate() {
-        if (!reported) {
-            reported = true;
-            connection.inPlaceReadEnded(0);
-        }
+        connection.inPlaceReadEnded(0);
     }
 }

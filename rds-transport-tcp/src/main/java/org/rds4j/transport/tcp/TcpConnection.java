@@ -309,7 +309,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof InPlaceReadBuf b) {
             try {
-                b.reported();
                 inPlaceReadEnded(live && !closedNotified && cause == null ? b.readableBytes() : 0);
             } finally {
                 b.release();

@@ -107,9 +107,7 @@ class PostedReceiveTest {
         ByteBuffer dst = ByteBuffer.allocate(SIZE);
         Future<Integer> got = receiveInBackground(dst, new RdsMessageInfo());
         ByteBuffer rest = feedPart(frame(nextSequence++, 0, payload), SIZE / 2);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertTrue(e.getCause() instanceof EtimedoutException, seeded("timed out: " + e.getCause()));
-        assertEquals(0, dst.position(), "a receive that timed out leaves the position where it was");
+        assertTimedOut(got, dst);
         conn.feed(rest);
         assertMessage(payload, socket.receive(WAIT).orElseThrow());
     }
@@ -242,9 +240,7 @@ class PostedReceiveTest {
         assertThrows(TimeoutException.class, () -> got.get(600, TimeUnit.MILLISECONDS),
                 seeded("the reader timed out meanwhile, but must not leave while the read may write its buffer"));
         conn.endReadInPlace(t, rest, 5000);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertTrue(e.getCause() instanceof EtimedoutException, seeded("timed out: " + e.getCause()));
-        assertEquals(0, dst.position(), "a receive that timed out leaves the position where it was");
+        assertTimedOut(got, dst);
         ReadTarget next = conn.beginReadInPlace();
         assertTrue(next != null && next.memory() != dst && next.memory().isDirect(),
                 seeded("the rest is read into the message's own buffer, where the reader left the bytes so far"));
@@ -281,6 +277,13 @@ class PostedReceiveTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
         return f;
+    }
+
+    /** The receive ended with ETIMEDOUT and left {@code dst}'s position at 0, where it was. */
+    private void assertTimedOut(Future<Integer> got, ByteBuffer dst) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> got.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof EtimedoutException, seeded("timed out: " + e.getCause()));
+        assertEquals(0, dst.position(), "a receive that timed out leaves the position where it was");
     }
 
     /** Feeds {@code frame}'s header and the first {@code payloadBytes} of its payload; returns the rest. */

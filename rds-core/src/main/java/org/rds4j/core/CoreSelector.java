@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EinvalException;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
+import org.rds4j.core.util.SpinningLock;
 import org.rds4j.core.util.WaitQueue;
 
 /**
@@ -27,7 +28,7 @@ import org.rds4j.core.util.WaitQueue;
 final class CoreSelector implements RdsSelector {
     private final CoreStack stack;
     private final Map<CoreSocket, Registration> registrations = new ConcurrentHashMap<>();
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new SpinningLock();
     private final WaitQueue signalled = new WaitQueue();
     private final ArrayDeque<Registration> ready = new ArrayDeque<>();
     private final List<Registration> batch = new ArrayList<>();

@@ -11,6 +11,7 @@ import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.PeerReceiveBudget;
 import org.rds4j.core.conn.PostedBuffer;
 import org.rds4j.core.util.GrowingPool;
+import org.rds4j.core.util.SpinningLock;
 import org.rds4j.core.util.WaitQueue;
 
 /**
@@ -28,7 +29,7 @@ final class ReceiveQueue {
     private static final int POOL_MAX = 1 << 16;
 
     private final CoreSocket socket;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new SpinningLock();
     private final WaitQueue readable = new WaitQueue();
     private final GrowingPool<Arrival> pool = new GrowingPool<>(POOL_INITIAL, POOL_MAX, Arrival::new);
     private final PostedBuffer posted = new PostedBuffer();

@@ -9,6 +9,7 @@ import org.rds4j.EbadfException;
 import org.rds4j.EintrException;
 import org.rds4j.EtimedoutException;
 import org.rds4j.core.RdsCounters.Counter;
+import org.rds4j.core.util.SpinningLock;
 import org.rds4j.core.util.WaitQueue;
 
 /**
@@ -24,7 +25,7 @@ import org.rds4j.core.util.WaitQueue;
 final class SendBuffer {
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong messages = new AtomicLong();
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new SpinningLock();
     private final WaitQueue changed = new WaitQueue();
     private final RdsCounters counters;
     private volatile int waiters;

@@ -168,7 +168,9 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         } else {
             stagedFrom = end;
         }
-        peer.arrive(seg);
+        if (peer.arrive(seg)) {
+            segments.offer(seg);              // its bytes went with the segment before it
+        }
     }
 
     /** The reader is done with a segment of ours: recycle it, and its chunk if it was the chunk's last. */
@@ -187,15 +189,30 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     // ------------------------------------------------------------------------------------------------ reading
 
-    /** Called on the peer's thread: a segment of the peer's stream arrived here. */
-    private void arrive(Segment seg) {
+    /**
+     * Called on the peer's thread: a segment of the peer's stream arrived here. If the segment before it is still
+     * queued and ends where this one starts in the same chunk, it grows to take this one's bytes instead, as TCP
+     * coalesces what a receiver has not read yet: a reader that falls behind a writer of small passes then holds a
+     * segment per chunk, not one per pass, and the writer's segment pool covers it.
+     *
+     * @return whether {@code seg} was merged into the one before it: the caller recycles it
+     */
+    private boolean arrive(Segment seg) {
         synchronized (this) {
             if (closed.get()) {
-                return;
+                return false;
+            }
+            Segment last = inbound.peekLast();
+            if (last != null && last.chunk == seg.chunk && last.to == seg.from) {
+                last.to = seg.to;
+                last.endOffset = seg.endOffset;
+                last.lastOfChunk = seg.lastOfChunk;
+                return true;                  // the reader already has a delivery pending for the one before
             }
             inbound.addLast(seg);
         }
         scheduleDelivery();
+        return false;
     }
 
     private void scheduleDelivery() {

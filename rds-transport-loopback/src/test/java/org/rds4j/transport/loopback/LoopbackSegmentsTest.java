@@ -1,0 +1,180 @@
+package org.rds4j.transport.loopback;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rds4j.RdsStackConfig;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.TransportHost;
+import org.rds4j.core.spi.TransportInstance;
+
+/**
+ * The transport's segments, through its SPI: a reader that falls behind a writer of many small passes gets their
+ * bytes whole and in order, in about one segment per chunk rather than one per pass (the segments it has not read yet
+ * coalesce), so the writer's segment pool is never outgrown and steady traffic allocates none.
+ */
+@Timeout(60)
+class LoopbackSegmentsTest {
+    private static final int PASSES = 2_000;
+    private static final int PASS_BYTES = 100;
+
+    @Test
+    void passesQueuedForASlowReaderCoalesceAndArriveWholeInOrder() throws Exception {
+        InetAddress a = InetAddress.getByName("10.99.7.1");
+        InetAddress b = InetAddress.getByName("10.99.7.2");
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        Reader reader = new Reader();
+        Writer writer = new Writer();
+        try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-a", timer, null));
+             TransportInstance tb = new LoopbackTransport().open(new Host("seg-b", timer, reader))) {
+            tb.listen(b);
+            ta.connect(a, b, -1, writer);
+            TransportConnection c = writer.connected.get(20, TimeUnit.SECONDS);
+            c.requestTransmit();
+            // The reader's thread is held in its first onBytes while the writer makes all its passes.
+            assertTrue(writer.done.await(20, TimeUnit.SECONDS), "passes made: " + writer.passes.get());
+            reader.hold.countDown();
+            assertTrue(reader.all.await(20, TimeUnit.SECONDS), "bytes read: " + reader.bytes.size());
+
+            assertArrayEquals(writer.expected(), reader.bytes.toByteArray(), "the stream, byte for byte");
+            int chunks = PASSES * PASS_BYTES / (64 * 1024) + 1;
+            // One segment for the first pass (read while the others queued), then at most one per chunk they span.
+            assertTrue(reader.calls.get() <= chunks + 2, reader.calls.get() + " segments read for " + PASSES
+                    + " passes over " + chunks + " chunks: queued segments did not coalesce");
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    /** Writes one small frame per pass, and asks for another pass until all are written. */
+    private static final class Writer extends Handler {
+        final CompletableFuture<TransportConnection> connected = new CompletableFuture<>();
+        final AtomicInteger passes = new AtomicInteger();
+        final CountDownLatch done = new CountDownLatch(1);
+        private TransportConnection connection;
+
+        @Override
+        public void onConnected(TransportConnection c) {
+            connection = c;
+            connected.complete(c);
+        }
+
+        @Override
+        public void transmit(FrameSink sink) {
+            int n = passes.get();
+            if (n == PASSES || !sink.isWritable()) {
+                return;
+            }
+            sink.write(frame(n), ByteBuffer.allocate(0));
+            if (passes.incrementAndGet() == PASSES) {
+                done.countDown();
+            } else {
+                connection.requestTransmit();      // a pass of its own for every frame: a segment each
+            }
+        }
+
+        byte[] expected() {
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            for (int n = 0; n < PASSES; n++) {
+                all.writeBytes(frame(n).array());
+            }
+            return all.toByteArray();
+        }
+
+        private static ByteBuffer frame(int n) {
+            ByteBuffer f = ByteBuffer.allocate(PASS_BYTES);
+            for (int i = 0; i < PASS_BYTES; i++) {
+                f.put(i, (byte) (n * 31 + i));
+            }
+            return f;
+        }
+    }
+
+    /** Records the stream; its first read waits for {@link #hold}, keeping its stack's thread busy. */
+    private static final class Reader extends Handler {
+        final CountDownLatch hold = new CountDownLatch(1);
+        final CountDownLatch all = new CountDownLatch(1);
+        final AtomicInteger calls = new AtomicInteger();
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+        @Override
+        public void onBytes(ByteBuffer data) {
+            if (calls.getAndIncrement() == 0) {
+                try {
+                    if (!hold.await(20, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the test never let the reader go on");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            byte[] b = new byte[data.remaining()];
+            data.get(b);
+            synchronized (bytes) {
+                bytes.writeBytes(b);
+                if (bytes.size() == PASSES * PASS_BYTES) {
+                    all.countDown();
+                }
+            }
+        }
+    }
+
+    private abstract static class Handler implements ConnectionHandler {
+        @Override
+        public void onConnected(TransportConnection connection) {
+        }
+
+        @Override
+        public void onConnectFailed(Throwable cause) {
+        }
+
+        @Override
+        public void onBytes(ByteBuffer data) {
+        }
+
+        @Override
+        public void transmit(FrameSink sink) {
+        }
+
+        @Override
+        public void onTransmitted(long streamOffset) {
+        }
+
+        @Override
+        public void onClosed(Throwable cause) {
+        }
+    }
+
+    /** A stack as the transport sees it: its configuration, its timer, and who takes accepted connections. */
+    private record Host(String name, ScheduledExecutorService scheduler, ConnectionHandler acceptor)
+            implements TransportHost {
+        @Override
+        public RdsStackConfig config() {
+            return RdsStackConfig.builder().name(name).jmx(false).build();
+        }
+
+        @Override
+        public ConnectionHandler accept(TransportConnection connection) {
+            return acceptor;
+        }
+
+        @Override
+        public boolean admits(InetAddress peer) {
+            return true;
+        }
+    }
+}

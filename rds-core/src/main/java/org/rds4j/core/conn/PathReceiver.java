@@ -93,8 +93,8 @@ final class PathReceiver {
             nextRxSeq = h.sequence() + 1;
             boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
             acks.received(sport == 0 && dport == 0, ackRequired);
-            if (ackRequired) {
-                connection.peerAcks().acknowledges(true);
+            if (ackRequired && !connection.peerAcks().acknowledges()) {
+                connection.peerAcks().acknowledges(true);   // a volatile store (a fence) only when it changes
             }
             if (sport == 0 && current) {
                 long answered = acks.pongArrived(dport);

@@ -12,8 +12,8 @@ import org.rds4j.core.spi.ReadTarget;
  *
  * <p>Netty reads into a buffer from its writer index up to its capacity, so this wrapper's capacity, as Netty sees
  * it, is a window that ends where the message's payload ends: the read can never take the bytes of the next frame
- * into the reader's buffer. The memory is the reader's; releasing the wrapper frees nothing, and tells its
- * connection that the read is over if the read brought nothing to pass on.
+ * into the target. The memory is the core's; releasing the wrapper frees nothing, and tells its connection that the
+ * read is over if the read brought nothing to pass on.
  *
  * <p>Made once per memory and kept with it ({@link ReadTarget#attach}), so reading in place allocates nothing in
  * steady state. Used by one connection's read at a time, on that connection's event loop.
@@ -52,14 +52,14 @@ final class InPlaceReadBuf extends UnpooledUnsafeDirectByteBuf {
         return this;
     }
 
-    /** Netty's read stops here: at the end of the message's payload, not at the end of the reader's buffer. */
+    /** Netty's read stops here: at the end of the message's payload, not at the end of the target's buffer. */
     @Override
     public int capacity() {
         return memory == null ? super.capacity() : window;    // null while the superclass constructor runs
     }
 
     /**
-     * The memory is the reader's: nothing to free. A read Netty never passed on (nothing read, end of stream, an
+     * The memory is the core's: nothing to free. A read Netty never passed on (nothing read, end of stream, an
      * error) ends here; after one it did, this is a no-op ({@link TcpConnection#inPlaceReadEnded}).
      */
     @Override

@@ -9,9 +9,9 @@ import io.netty.util.UncheckedBooleanSupplier;
 
 /**
  * How one of rds4j's channels reads: Netty's adaptive allocator decides how often to read (up to 16 reads per
- * readiness, as Netty's socket channels do by default), but every read goes into one of the I/O thread's
- * {@linkplain BufferRecycler#readBuffers() recycled 256 KiB buffers} instead of a newly allocated one, or, while a
- * reader waits for the rest of a large message in a direct buffer of its own, straight into that buffer
+ * readiness, as Netty's socket channels do by default), but every read goes into one of the I/O thread's {@linkplain
+ * BufferRecycler#readBuffers() recycled 256 KiB buffers} instead of a newly allocated one, or, for the rest of a large
+ * message's payload, straight into the core's direct buffer for it: a waiting reader's own, or the message's pooled one
  * ({@link TcpConnection#inPlaceReadBuffer()}). The connection releases each recycled buffer once the core has decoded
  * it (the core copies what it keeps), so on a plain connection every read of a thread reuses the same buffer; TLS,
  * whose decoder may keep read bytes across reads, holds a buffer longer, and the recycler then allocates.
@@ -27,10 +27,10 @@ final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
 
     private final AdaptiveRecvByteBufAllocator pacing =
             (AdaptiveRecvByteBufAllocator) new AdaptiveRecvByteBufAllocator().maxMessagesPerRead(MAX_READS_PER_READINESS);
-    /** The plain connection whose reader's buffers reads may go into; {@code null} with TLS (reads are ciphertext). */
+    /** The plain connection whose core may take reads in place; {@code null} with TLS (reads are ciphertext). */
     private TcpConnection inPlace;
 
-    /** Lets reads go into the buffers of {@code c}'s waiting readers; before the channel's first read. */
+    /** Lets reads go where {@code c}'s core asks ({@link TcpConnection#inPlaceReadBuffer()}); before any read. */
     void readInPlaceFor(TcpConnection c) {
         inPlace = c;
     }

@@ -279,11 +279,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * The buffer the next read goes into if the core has a waiting reader's buffer for it (on the event loop, from
-     * this channel's {@link RecyclingRecvByteBufAllocator}): the rest of a large message then reaches the reader with
-     * no copy in user space.
+     * The buffer the next read goes into if the core has a target for it (on the event loop, from this channel's
+     * {@link RecyclingRecvByteBufAllocator}): the rest of a large message's payload, in a waiting reader's direct
+     * buffer or the message's own, then arrives with no copy out of a read buffer.
      *
-     * @return the reader's buffer as a read buffer, or {@code null} to read into a recycled buffer
+     * @return the core's buffer as a read buffer, or {@code null} to read into a recycled buffer
      */
     ByteBuf inPlaceReadBuffer() {
         if (!live || closedNotified || cause != null || inPlaceReading) {
@@ -297,7 +297,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         return InPlaceReadBuf.begin(t, this);
     }
 
-    /** The read into a reader's buffer is over, with {@code n} bytes in it: the core takes them as stream bytes. */
+    /** The read into the core's buffer is over, with {@code n} bytes in it: the core takes them as stream bytes. */
     void inPlaceReadEnded(int n) {
         if (inPlaceReading) {
             inPlaceReading = false;
@@ -353,7 +353,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         sink.discard();
-        inPlaceReadEnded(0);                        // a read into a reader's buffer Netty never passed on
+        inPlaceReadEnded(0);                        // a read in place that Netty never passed on
         if (live && !closedNotified) {
             closedNotified = true;
             log.debug("{}: closed{}", this, cause == null ? "" : " (" + cause + ")");

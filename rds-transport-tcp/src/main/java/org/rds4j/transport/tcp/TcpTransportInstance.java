@@ -84,8 +84,6 @@ public final class TcpTransportInstance implements TransportInstance {
     static final int KEEPALIVE_IDLE = 5;
     static final int KEEPALIVE_INTERVAL = 5;
     static final int KEEPALIVE_COUNT = 5;
-    /** Shared by every channel: it has no state of its own (each channel gets its own handle). */
-
     /** How long close() waits for connections to close and event loops to stop. */
     private static final long CLOSE_TIMEOUT_MS = 5_000;
     /** The name of a TLS connection's SslHandler in its pipeline. */

@@ -98,8 +98,8 @@ final class Bench {
      */
     static List<String> stability(List<Row> medians) {
         List<String> out = new ArrayList<>();
-        Row packed = find(medians, "nio-packed", 64);
-        Row perMessage = find(medians, "nio-per-msg", 64);
+        Row packed = find(medians, Contenders.REFERENCE, 64);
+        Row perMessage = find(medians, Contenders.PER_MESSAGE_REFERENCE, 64);
         String reference = packed == null && perMessage == null ? ""
                 : String.format(Locale.ROOT, " (raw NIO in the same runs: nio-packed msgs/s +-%.1f %%, nio-per-msg "
                         + "RTT p50 +-%.1f %%)", packed == null ? Double.NaN : packed.msgsSpreadPct(),

@@ -15,6 +15,8 @@ public final class Contenders {
     public static final String REFERENCE = "nio-packed";
     /** rds4j's loopback transport is compared with Aeron's in-process transport too. */
     public static final String AERON_IPC = "aeron-ipc";
+    /** Blocking raw NIO with one write per message: the other round-trip reference. */
+    public static final String PER_MESSAGE_REFERENCE = "nio-per-msg";
     /** rds4j's busy-poll mode is compared with raw NIO busy-spinning. */
     public static final String SPIN_REFERENCE = "nio-spin";
 

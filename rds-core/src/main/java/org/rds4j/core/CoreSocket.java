@@ -9,8 +9,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
-import org.rds4j.EaddrinuseException;
-import org.rds4j.EaddrnotavailException;
 import org.rds4j.EbadfException;
 import org.rds4j.EinvalException;
 import org.rds4j.EmsgsizeException;
@@ -115,22 +113,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         } finally {
             lock.unlock();
         }
-        if (!stack.config().addresses().isEmpty() && !stack.config().addresses().contains(a)) {
-            throw new EaddrnotavailException(SocketAddresses.host(a) + " is not an address of stack '"
-                    + stack.config().name() + "' (its addresses: " + stack.config().addresses().stream()
-                    .map(SocketAddresses::host).toList() + ")");
-        }
-        if (!t.instance().canBind(a)) {
-            throw new EaddrnotavailException(SocketAddresses.host(a) + " is not a local address for the " + t.name()
-                    + " transport; bind an address of this machine");
-        }
-        try {
-            t.ensureListening(a);
-        } catch (IOException e) {
-            throw new EaddrinuseException("the " + t.name() + " transport cannot listen on " + SocketAddresses.host(a)
-                    + " port " + stack.config().tcpPort() + " (" + e.getMessage() + "): another RDS host (another"
-                    + " process or stack) probably uses it; give this stack another address or TCP port", e);
-        }
+        t.prepareBind(a);
         int port = stack.bindTable().bind(a, address.getPort(), this,
                 bound -> ThreadLocalRandom.current().nextInt(bound));
         lock.lock();

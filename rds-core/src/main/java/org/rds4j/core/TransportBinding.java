@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
+import org.rds4j.EaddrinuseException;
+import org.rds4j.EaddrnotavailException;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.RdsTransport;
@@ -33,6 +35,33 @@ final class TransportBinding implements TransportHost {
             instance = transport.open(this);
         }
         return instance;
+    }
+
+    /**
+     * Checks that a socket may bind {@code address} over this transport and makes sure the transport listens on it.
+     *
+     * @throws EaddrnotavailException if the address is not one of the stack's or not local to the transport
+     * @throws EaddrinuseException if the transport cannot listen there (another RDS host uses the address and port)
+     */
+    void prepareBind(InetAddress address) throws IOException {
+        RdsStackConfig config = stack.config();
+        if (!config.addresses().isEmpty() && !config.addresses().contains(address)) {
+            throw new EaddrnotavailException(SocketAddresses.host(address) + " is not an address of stack '"
+                    + config.name() + "' (its addresses: " + config.addresses().stream()
+                    .map(SocketAddresses::host).toList() + ")");
+        }
+        if (!instance().canBind(address)) {
+            throw new EaddrnotavailException(SocketAddresses.host(address) + " is not a local address for the "
+                    + name() + " transport; bind an address of this machine");
+        }
+        try {
+            ensureListening(address);
+        } catch (IOException e) {
+            throw new EaddrinuseException("the " + name() + " transport cannot listen on "
+                    + SocketAddresses.host(address) + " port " + config.tcpPort() + " (" + e.getMessage()
+                    + "): another RDS host (another process or stack) probably uses it; give this stack another"
+                    + " address or TCP port", e);
+        }
     }
 
     /**

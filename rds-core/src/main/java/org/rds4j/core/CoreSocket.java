@@ -187,17 +187,28 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
         int dport = destination.getPort();
         checkConfirmable(c);
-        congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
-        boolean halfFull = sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this);
-        if (c.ackFailure() != null) {                    // found out while this sender waited for budget
-            sendBuffer.release(1, len);
-            checkConfirmable(c);
-        }
+        // Copied before waiting for the peer's port or for budget, as the kernel's rds_sendmsg copies before it waits:
+        // the bytes sent are those the buffer held when send was called, and a sender that waits has its copy done.
         OutgoingMessage m = messages.take();
         if (zeroCopy) {
-            m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this, halfFull);   // a view, no copy
+            m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this, false);   // a view, no copy
         } else {
-            m.fill(from.getPort(), dport, payload, this, halfFull);
+            m.fill(from.getPort(), dport, payload, this, false);
+        }
+        boolean queued = false;
+        try {
+            congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
+            m.askForAck(sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this));
+            if (c.ackFailure() != null) {                // found out while this sender waited for budget
+                sendBuffer.release(1, len);
+                checkConfirmable(c);
+            }
+            queued = true;
+        } finally {
+            if (!queued) {                               // refused: nothing was sent, the caller keeps its bytes
+                m.returnLentPayload();
+                messages.giveBack(m);
+            }
         }
         payload.position(payload.limit());
         c.pathFor(from.getPort()).enqueue(m);            // the path counts SEND_QUEUED as it takes messages in

@@ -132,6 +132,16 @@ public final class OutgoingMessage {
     }
 
     /**
+     * Sets whether the message asks an acknowledging peer to acknowledge at once: known only once the send budget has
+     * taken it, which is after the payload was copied in.
+     *
+     * @param ask true if the sender's buffer was at least half full
+     */
+    public void askForAck(boolean ask) {
+        this.ackRequired = ask;
+    }
+
+    /**
      * Whether the message was sent with {@code sendZeroCopy}; {@link #cookie()} is then the caller's number.
      *
      * @return true if the payload is the caller's memory, not a copy

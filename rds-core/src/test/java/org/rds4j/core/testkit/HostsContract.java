@@ -2,6 +2,7 @@ package org.rds4j.core.testkit;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import org.rds4j.RdsDatagram;
 import org.rds4j.RdsStack;
 
 /**
@@ -39,5 +40,12 @@ abstract class HostsContract {
 
     protected String transport() {
         return h().transport();
+    }
+
+    /** A datagram's payload as an array, leaving the datagram's buffer as it was. */
+    static byte[] bytes(RdsDatagram d) {
+        byte[] b = new byte[d.length()];
+        d.payload().duplicate().get(b);
+        return b;
     }
 }

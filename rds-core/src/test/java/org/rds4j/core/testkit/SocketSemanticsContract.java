@@ -166,12 +166,6 @@ public abstract class SocketSemanticsContract extends HostsContract {
         return notifications;
     }
 
-    private static byte[] bytes(RdsDatagram d) {
-        byte[] b = new byte[d.length()];
-        d.payload().duplicate().get(b);
-        return b;
-    }
-
     @ParameterizedTest(name = "{0} bytes")
     @ValueSource(ints = {0, 1, 100, 4096, 65536, MIB})
     void everySizeArrivesIntact(int size) throws Exception {

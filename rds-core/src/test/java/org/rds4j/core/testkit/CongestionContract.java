@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -34,8 +33,6 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rds4j.EagainException;
@@ -63,52 +60,12 @@ import org.rds4j.core.conn.Connection;
  * bounded poll of a condition for which the API has no event, such as a counter or a congestion bit).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class CongestionContract extends HostsContract {
-    /** Further host {@code i}, closed after the test. */
-    protected RdsStack otherHost(String name, int i) throws IOException {
-        RdsStack s = newStack(name, h().otherHost(i), 2 + i);
-        extraStacks.add(s);
-        return s;
-    }
-
+public abstract class CongestionContract extends TwoHostsContract {
     protected static final int MIB = 1 << 20;
     /** The receive budget most tests use: SO_RCVBUF set to 16384 gives a buffer of 32768 and a budget of 16384. */
     protected static final int RCV_BUDGET = 16_384;
     /** The default send budget: half of the default SO_SNDBUF 212992 (§2, §8.4). */
     protected static final int DEFAULT_SND_BUDGET = 106_496;
-
-    protected RdsStack hostA;
-    protected RdsStack hostB;
-    private final List<RdsStack> extraStacks = new ArrayList<>();
-    private final List<RdsSocket> sockets = new ArrayList<>();
-
-    @BeforeEach
-    void startHosts() throws IOException {
-        hostA = newStack("hostA", addressA(), 0);
-        hostB = newStack("hostB", addressB(), 1);
-    }
-
-    @AfterEach
-    void stopHosts() {
-        sockets.forEach(RdsSocket::close);
-        sockets.clear();
-        for (RdsStack s : extraStacks) {
-            s.close();
-        }
-        if (hostA != null) {
-            hostA.close();
-        }
-        if (hostB != null) {
-            hostB.close();
-        }
-    }
-
-    protected RdsSocket socket(RdsStack stack, InetAddress address, int port) throws IOException {
-        RdsSocket s = stack.openSocket();
-        sockets.add(s);
-        s.bind(new InetSocketAddress(address, port));
-        return s;
-    }
 
     // ------------------------------------------------------------------------------------------------ helpers
 
@@ -703,8 +660,7 @@ public abstract class CongestionContract extends HostsContract {
         assertFalse(a.isReadable());
 
         // The peer comes up: the other destination's messages arrive, the cancelled ones never do.
-        RdsStack hostC = newStack("hostC", unreachablePeer(), 2);
-        extraStacks.add(hostC);
+        RdsStack hostC = closedAfterTest(newStack("hostC", unreachablePeer(), 2));
         RdsSocket c0 = socket(hostC, unreachablePeer(), 4000);
         RdsSocket c1 = socket(hostC, unreachablePeer(), 4001);
         a.send(ByteBuffer.wrap(new byte[] {42}), gone);             // a marker after the cancelled ones

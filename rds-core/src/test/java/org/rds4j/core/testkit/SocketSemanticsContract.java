@@ -25,8 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,43 +43,14 @@ import org.rds4j.RdsDatagram;
 import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
-import org.rds4j.RdsStack;
 
 /**
  * The socket semantics every transport must give, as the kernel's RDS gives them: run by each transport's tests
  * with two stacks, host A and host B, on addresses the subclass chooses.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-public abstract class SocketSemanticsContract extends HostsContract {
+public abstract class SocketSemanticsContract extends TwoHostsContract {
     protected static final int MIB = 1 << 20;
-
-    protected RdsStack hostA;
-    protected RdsStack hostB;
-    private final List<RdsSocket> sockets = new ArrayList<>();
-
-    @BeforeEach
-    void startHosts() throws IOException {
-        hostA = newStack("hostA", addressA(), 0);
-        hostB = newStack("hostB", addressB(), 1);
-    }
-
-    @AfterEach
-    void stopHosts() {
-        sockets.forEach(RdsSocket::close);
-        if (hostA != null) {
-            hostA.close();
-        }
-        if (hostB != null) {
-            hostB.close();
-        }
-    }
-
-    protected RdsSocket socket(RdsStack stack, InetAddress address, int port) throws IOException {
-        RdsSocket s = stack.openSocket();
-        sockets.add(s);
-        s.bind(new InetSocketAddress(address, port));
-        return s;
-    }
 
     /**
      * A reader whose receives keep timing out while large messages arrive (each may be half decoded into the buffer

@@ -191,9 +191,9 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         // the bytes sent are those the buffer held when send was called, and a sender that waits has its copy done.
         OutgoingMessage m = messages.take();
         if (zeroCopy) {
-            m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this, false);   // a view, no copy
+            m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this);   // a view, no copy
         } else {
-            m.fill(from.getPort(), dport, payload, this, false);
+            m.fill(from.getPort(), dport, payload, this);
         }
         boolean queued = false;
         try {

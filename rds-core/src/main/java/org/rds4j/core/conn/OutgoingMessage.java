@@ -78,17 +78,15 @@ public final class OutgoingMessage {
     /**
      * Makes this (pooled) message a data message carrying a copy of {@code data}'s remaining bytes; {@code data}'s
      * position is left unchanged. The message's buffer is reused when large enough, so steady traffic allocates
-     * nothing.
+     * nothing. It asks for no prompt acknowledgement until {@link #askForAck} says so.
      *
      * @param sourcePort the sending socket's RDS port, 0 to 65535
      * @param destinationPort the receiving socket's RDS port, 0 to 65535
      * @param data the bytes to send, copied
      * @param owner the sending socket, told when the message is released
-     * @param ackRequired ask an acknowledging peer to acknowledge at once
      * @return this message
      */
-    public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
-                                boolean ackRequired) {
+    public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner) {
         int len = data.remaining();
         MessageBuffer o = own;
         if (o == null || o.bytes.capacity() < len || o.isLent()) {
@@ -102,23 +100,23 @@ public final class OutgoingMessage {
         this.payload = p;
         this.zeroCopy = false;
         this.cookie = 0;
-        return init(sourcePort, destinationPort, owner, ackRequired);
+        return init(sourcePort, destinationPort, owner);
     }
 
     /**
      * Makes this (pooled) message a zero-copy data message: its payload is {@code lent}, a view of the caller's
      * bytes (position 0, limit = length), not a copy; {@code cookie} goes back to the caller when the path is done.
+     * It asks for no prompt acknowledgement until {@link #askForAck} says so.
      *
      * @param sourcePort the sending socket's RDS port, 0 to 65535
      * @param destinationPort the receiving socket's RDS port, 0 to 65535
      * @param lent the caller's bytes, which must stay unchanged until the cookie is reported
      * @param cookie the caller's number for this send, reported back when done
      * @param owner the sending socket, told when the message is released
-     * @param ackRequired ask an acknowledging peer to acknowledge at once
      * @return this message
      */
     public OutgoingMessage fillZeroCopy(int sourcePort, int destinationPort, ByteBuffer lent, int cookie,
-                                        MessageOwner owner, boolean ackRequired) {
+                                        MessageOwner owner) {
         ZeroCopyLoan z = zeroCopyLoan;
         if (z == null || z.isLent()) {
             z = new ZeroCopyLoan();
@@ -128,7 +126,7 @@ public final class OutgoingMessage {
         this.payload = lent;
         this.zeroCopy = true;
         this.cookie = cookie;
-        return init(sourcePort, destinationPort, owner, ackRequired);
+        return init(sourcePort, destinationPort, owner);
     }
 
     /**
@@ -194,13 +192,13 @@ public final class OutgoingMessage {
         return o != null && payload == o.bytes && o.lendable() ? o : null;
     }
 
-    private OutgoingMessage init(int sourcePort, int destinationPort, MessageOwner owner, boolean ackRequired) {
+    private OutgoingMessage init(int sourcePort, int destinationPort, MessageOwner owner) {
         this.sourcePort = sourcePort;
         this.destinationPort = destinationPort;
         this.owner = owner;
         this.extensions = null;
         this.retained = true;
-        this.ackRequired = ackRequired;
+        this.ackRequired = false;
         this.ackPing = false;
         this.sequence = 0;
         this.retransmit = false;

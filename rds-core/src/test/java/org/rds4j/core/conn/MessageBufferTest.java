@@ -26,12 +26,12 @@ class MessageBufferTest {
     @Test
     void onlyLargeOwnPayloadsAreLent() {
         OutgoingMessage m = new OutgoingMessage();
-        m.fill(1, 2, data(100, 1), null, false);
+        m.fill(1, 2, data(100, 1), null);
         assertNull(m.loan(), "a small payload is on the heap: copied");
-        m.fill(1, 2, data(MessageBuffer.DIRECT_MIN, 1), null, false);
+        m.fill(1, 2, data(MessageBuffer.DIRECT_MIN, 1), null);
         assertNotNull(m.loan());
         assertTrue(m.payload.isDirect());
-        m.fillZeroCopy(1, 2, ByteBuffer.allocateDirect(MessageBuffer.DIRECT_MIN), 9, null, false);
+        m.fillZeroCopy(1, 2, ByteBuffer.allocateDirect(MessageBuffer.DIRECT_MIN), 9, null);
         assertTrue(m.loan() instanceof ZeroCopyLoan, "the caller's memory goes through a loan of its own");
         m.returnLentPayload();
         assertNull(new OutgoingMessage(1, 2, ByteBuffer.allocateDirect(MessageBuffer.DIRECT_MIN), null, null,
@@ -42,7 +42,7 @@ class MessageBufferTest {
     void aBufferOutOnLoanIsNeitherLentTwiceNorRefilled() {
         OutgoingMessage m = new OutgoingMessage();
         int len = 40_000;
-        m.fill(1, 2, data(len, 1), null, false);
+        m.fill(1, 2, data(len, 1), null);
         ByteBuffer first = m.payload;
         PayloadLoan loan = m.loan();
         assertTrue(loan.borrow());
@@ -52,7 +52,7 @@ class MessageBufferTest {
 
         // The peer acknowledged (or the send was cancelled) while the transport still writes: the socket reuses
         // the message, which must not write over what the transport reads.
-        m.fill(1, 2, data(len, 2), null, false);
+        m.fill(1, 2, data(len, 2), null);
         assertNotSame(first, m.payload);
         for (int i = 0; i < len; i++) {
             assertEquals((byte) (i * 31 + 1), view.get(i), "byte " + i + " of the lent payload changed");
@@ -66,7 +66,7 @@ class MessageBufferTest {
         second.giveBack();
 
         ByteBuffer current = m.payload;
-        m.fill(1, 2, data(len, 3), null, false);
+        m.fill(1, 2, data(len, 3), null);
         assertSame(current, m.payload, "given back: reused");
         assertFalse(((MessageBuffer) m.loan()).isLent());
     }

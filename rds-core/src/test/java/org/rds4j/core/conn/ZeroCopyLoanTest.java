@@ -46,7 +46,7 @@ class ZeroCopyLoanTest {
     private final Owner owner = new Owner();
 
     private OutgoingMessage send(OutgoingMessage m, ByteBuffer caller, int cookie) {
-        return m.fillZeroCopy(1, 2, caller.slice(), cookie, owner, false);
+        return m.fillZeroCopy(1, 2, caller.slice(), cookie, owner);
     }
 
     @Test

@@ -64,6 +64,10 @@ class SpinningLockTest {
      * or so for each of those; this lock nothing, unless the holder was descheduled while it held the lock (then the
      * taker queues as before): the bound allows that for a tenth of them. On a machine that never runs the two threads
      * at once there is no contention to measure, and the test is skipped.
+     *
+     * <p>The plain lock's figure is printed for comparison, not asserted: whether its {@code lock()} queues depends on
+     * whether the holder released the lock in the few nanoseconds between {@code isLocked()} and {@code lock()}, and
+     * one CI run found it queueing for only a fraction of 2,000 (9,848 B).
      */
     @Test
     void aBrieflyHeldLockIsTakenWithoutAllocating() throws Exception {
@@ -76,10 +80,6 @@ class SpinningLockTest {
                 + spinning.contended + " of " + spinning.acquisitions);
         assertTrue(spinning.allocated <= 32L * spinning.contended / 10,
                 spinning.allocated + " B allocated for " + spinning.contended + " contended lock() calls");
-        if (plain.contended >= CONTENDED) {
-            assertTrue(plain.allocated >= 8L * plain.contended, "a plain ReentrantLock no longer allocates when"
-                    + " contended (the reason for SpinningLock): " + plain.allocated + " B for " + plain.contended);
-        }
     }
 
     private record Contention(int acquisitions, int contended, long allocated) {

@@ -71,7 +71,12 @@ class RdsMetricsTest {
             assertTrue(rx.receive(Duration.ofSeconds(30)).isPresent());
         }
         assertTrue(queued.count() >= 20.0, "20 messages, and the stack's own pings: " + queued.count());
-        assertEquals((double) a.counters().get("send_queued"), queued.count());
+        // The stack keeps queueing its own pings and acknowledgements meanwhile: the binder's reading must lie
+        // between two of the stack's own, not equal one taken at another moment (a CI run under load saw 20 and 21).
+        long direct = a.counters().get("send_queued");
+        double bound = queued.count();
+        assertTrue(bound >= direct && bound <= a.counters().get("send_queued"),
+                "the binder reads the stack's counter: " + direct + ", then " + bound);
         assertEquals(1.0, registry.get("rds.connections").gauge().value());
         assertEquals(1.0, registry.get("rds.sockets").gauge().value());
 

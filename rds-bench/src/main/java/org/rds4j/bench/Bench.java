@@ -31,11 +31,18 @@ final class Bench {
     }
 
     static Outcome run(BenchOptions o, PrintStream out, PrintStream progress) {
+        return run(o, null, out, progress);
+    }
+
+    /** {@code placement} places each cell's threads ({@code --pin}), or {@code null} leaves them to the scheduler. */
+    static Outcome run(BenchOptions o, ThreadPlacement placement, PrintStream out, PrintStream progress) {
         List<Contender> contenders = Contenders.select(o.only);
-        CellRunner runner = new CellRunner(o.settings());
+        CellRunner runner = new CellRunner(o.settings(), placement);
         out.println("rds4j bench: sizes " + o.sizes.stream().map(Sizes::format).toList() + ", " + o.runs
                 + " run(s), " + (o.quick ? "quick" : o.count > 0 ? o.count + " messages per phase"
-                        : String.format(Locale.ROOT, "%.2f s per throughput phase", o.durationNanos / 1e9)));
+                        : String.format(Locale.ROOT, "%.2f s per throughput phase", o.durationNanos / 1e9))
+                + (placement == null ? "" : ", side A pinned to CPU " + placement.cpu(true) + " and side B to CPU "
+                        + placement.cpu(false)));
         for (Contender c : contenders) {
             out.println("  " + c.name() + ": " + c.description());
         }
@@ -100,10 +107,14 @@ final class Bench {
         List<String> out = new ArrayList<>();
         Row packed = find(medians, Contenders.REFERENCE, 64);
         Row perMessage = find(medians, Contenders.PER_MESSAGE_REFERENCE, 64);
-        String reference = packed == null && perMessage == null ? ""
-                : String.format(Locale.ROOT, " (raw NIO in the same runs: nio-packed msgs/s +-%.1f %%, nio-per-msg "
-                        + "RTT p50 +-%.1f %%)", packed == null ? Double.NaN : packed.msgsSpreadPct(),
-                        perMessage == null ? Double.NaN : perMessage.p50SpreadPct());
+        List<String> spreads = new ArrayList<>();          // only the references that ran: --only may leave one out
+        if (packed != null) {
+            spreads.add(String.format(Locale.ROOT, "nio-packed msgs/s +-%.1f %%", packed.msgsSpreadPct()));
+        }
+        if (perMessage != null) {
+            spreads.add(String.format(Locale.ROOT, "nio-per-msg RTT p50 +-%.1f %%", perMessage.p50SpreadPct()));
+        }
+        String reference = spreads.isEmpty() ? "" : " (raw NIO in the same runs: " + String.join(", ", spreads) + ")";
         for (Row r : medians) {
             if (r.size() == 64 && r.contender().startsWith("rds4j") && r.ok()) {
                 boolean stable = r.msgsSpreadPct() <= STABLE_PCT && r.p50SpreadPct() <= STABLE_PCT;

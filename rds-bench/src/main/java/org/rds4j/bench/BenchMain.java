@@ -49,7 +49,16 @@ public final class BenchMain {
         // (docs/performance.svg first) would otherwise count as uncommitted changes.
         List<String> machine = o.markdown != null
                 ? MachineInfo.describe(Path.of(System.getProperty("rds4j.root", "."))) : List.of();
-        Bench.Outcome outcome = Bench.run(o, out, err);
+        ThreadPlacement placement = null;
+        if (o.pin) {
+            try {
+                placement = ThreadPlacement.onThisMachine();
+            } catch (IllegalStateException e) {
+                err.println("rds4j bench: " + e.getMessage());
+                return 2;
+            }
+        }
+        Bench.Outcome outcome = Bench.run(o, placement, out, err);
         write(outcome, o, argv, machine, out);
         if (!outcome.allOk()) {
             err.println("rds4j bench: some cells FAILED (see the table)");

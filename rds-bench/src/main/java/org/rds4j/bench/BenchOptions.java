@@ -24,6 +24,8 @@ final class BenchOptions {
             + "  --svg FILE        write a bar chart of msgs/s\n"
             + "  --markdown FILE   write the report (docs/performance.md); the chart goes beside it unless --svg\n"
             + "  --note TEXT       a remark for the report, such as where it ran\n"
+            + "  --pin             Linux: each side's threads (harness and its host's I/O threads) on a core of its\n"
+            + "                    own, through taskset, for runs that agree with each other (docs/tools.md)\n"
             + "  --quick           tiny counts and warm-ups: checks that everything works, measures nothing\n";
 
     List<Integer> sizes = Sizes.DEFAULT;
@@ -37,6 +39,7 @@ final class BenchOptions {
     Path markdown;
     String note;
     boolean quick;
+    boolean pin;
     boolean help;
     boolean jmh;
     String[] jmhArgs = new String[0];
@@ -48,6 +51,7 @@ final class BenchOptions {
             switch (arg) {
                 case "--help", "-h" -> o.help = true;
                 case "--quick" -> o.quick = true;
+                case "--pin" -> o.pin = true;
                 case "--jmh" -> {
                     o.jmh = true;
                     o.jmhArgs = Arrays.copyOfRange(argv, i + 1, argv.length);

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -49,11 +50,20 @@ final class CellRunner {
     /** Two consecutive warm-up batches whose rates differ by at most this fraction mean the rate has settled. */
     private static final double STABLE = 0.10;
     private static final int STABILISE_STRETCH = 10;
+    /** Placing a worker runs one taskset. */
+    private static final long PLACE_TIMEOUT_SECONDS = 30;
 
     private final Settings settings;
+    /** {@code --pin}, or {@code null}. */
+    private final ThreadPlacement placement;
 
     CellRunner(Settings settings) {
+        this(settings, null);
+    }
+
+    CellRunner(Settings settings, ThreadPlacement placement) {
         this.settings = settings;
+        this.placement = placement;
     }
 
     CellResult run(Contender contender, int size) {
@@ -90,7 +100,9 @@ final class CellRunner {
             PhaseRunner phases = new PhaseRunner(link, a, b);
             Sequence seq = new Sequence();
 
+            place(link, a, b);
             long n = warmUpThroughput(phases, throughput, seq, size);
+            place(link, a, b);                  // again: threads a link starts on its first message exist now
             settle();
             Map<Long, Long> alloc0 = AllocationMeter.snapshot();
             long cpu0 = CpuMeter.processCpuNanos();
@@ -116,6 +128,34 @@ final class CellRunner {
                     h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9));
         } finally {
             workers.forEach(Worker::close);
+        }
+    }
+
+    /**
+     * {@code --pin}: each side's workers and the threads its link runs for it ({@link Link#threadPrefix}) on that
+     * side's core. Placing a thread twice does no harm.
+     */
+    private void place(Link link, List<Worker> a, List<Worker> b) throws Exception {
+        if (placement == null) {
+            return;
+        }
+        for (Worker w : a) {
+            w.submit(() -> {
+                placement.pinCallingThread(true);
+                return null;
+            }).get(PLACE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        for (Worker w : b) {
+            w.submit(() -> {
+                placement.pinCallingThread(false);
+                return null;
+            }).get(PLACE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        for (boolean sideA : new boolean[] {true, false}) {
+            String prefix = link.threadPrefix(sideA);
+            if (prefix != null) {
+                placement.pinThreadsNamed(prefix, sideA);
+            }
         }
     }
 

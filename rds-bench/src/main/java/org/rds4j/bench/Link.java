@@ -36,6 +36,19 @@ public interface Link extends AutoCloseable {
     }
 
     /**
+     * The name prefix of the threads this link runs for one side, as a host's own threads (an rds4j stack's I/O, loop
+     * and timer threads, a Netty event loop), which {@code --pin} places on that side's core with the side's harness
+     * threads; only its first 15 characters count (the kernel keeps no more of a thread's name). {@code null} if the link runs no
+     * thread of its own for that side, or none that belongs to one side (Aeron's shared media driver).
+     *
+     * @param sideA true for {@link #a()}'s side, false for {@link #b()}'s
+     * @return the prefix, or {@code null}
+     */
+    default String threadPrefix(boolean sideA) {
+        return null;
+    }
+
+    /**
      * Called once the cell's phases are done, before {@link #close()}: checks that the link carried the messages the
      * way its contender's description says (for instance over several paths), and throws to fail the cell if not.
      */

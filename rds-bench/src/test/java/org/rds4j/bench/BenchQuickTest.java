@@ -45,4 +45,29 @@ class BenchQuickTest {
         assertTrue(printed.contains("rds4j-loopback"), printed);
         assertTrue(printed.contains("msgs/s x nio"), printed);
     }
+
+    /**
+     * {@code --pin} over the contenders that run threads of their own for a side: every cell still completes, and the
+     * table says where the sides ran. Skipped where threads cannot be placed (not Linux, no taskset, one CPU).
+     */
+    @Test
+    void pinnedCellsComplete() {
+        ThreadPlacement placement;
+        try {
+            placement = ThreadPlacement.onThisMachine();
+        } catch (IllegalStateException e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "placement not possible here: " + e.getMessage());
+            return;
+        }
+        BenchOptions options = BenchOptions.parse(new String[] {"--quick", "--pin", "--sizes", "64", "--only",
+            "nio-packed,netty,rds4j-tcp,rds4j-loopback"});
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Bench.Outcome outcome = Bench.run(options, placement, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertTrue(outcome.allOk(), printed);
+        assertEquals(4, outcome.cells().get(0).size(), printed);
+        assertTrue(printed.contains("side A pinned to CPU " + placement.cpu(true) + " and side B to CPU "
+                + placement.cpu(false)), printed);
+    }
 }

@@ -25,6 +25,13 @@ class StabilityTest {
     }
 
     @Test
+    void aReferenceThatDidNotRunIsLeftOut() {
+        assertEquals(List.of("stability rds4j-tcp 64 B over 5 runs: msgs/s +-5.7 %, RTT p50 +-1.6 %: within +-15 % (raw "
+                        + "NIO in the same runs: nio-packed msgs/s +-8.2 %)"),
+                Bench.stability(List.of(row("nio-packed", 64, 8.2, 2.1), row("rds4j-tcp", 64, 5.7, 1.6))));
+    }
+
+    @Test
     void withoutRawNioTheLineSaysNothingOfIt() {
         assertEquals(List.of("stability rds4j-tcp 64 B over 5 runs: msgs/s +-16.0 %, RTT p50 +-9.0 %: NOT within +-15 %"),
                 Bench.stability(List.of(row("rds4j-tcp", 64, 16.0, 9.0))));

@@ -20,6 +20,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.bench.Contender;
@@ -53,8 +54,8 @@ public final class NettyContender implements Contender {
         Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class
                 : NioServerSocketChannel.class;
         Class<? extends SocketChannel> clientClass = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-        EventLoopGroup groupA = new MultiThreadIoEventLoopGroup(1, io);
-        EventLoopGroup groupB = new MultiThreadIoEventLoopGroup(1, io);
+        EventLoopGroup groupA = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(NettyLink.PREFIX_A), io);
+        EventLoopGroup groupB = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(NettyLink.PREFIX_B), io);
         int maxFrame = Math.max(maxMessageSize, Long.BYTES);
         NettyEndpoint a = new NettyEndpoint(maxFrame);
         NettyEndpoint b = new NettyEndpoint(maxFrame);
@@ -100,6 +101,10 @@ public final class NettyContender implements Contender {
     }
 
     private static final class NettyLink implements Link {
+        /** Each side's event loop is named for it, so that {@code --pin} can place it with that side. */
+        static final String PREFIX_A = "netty-bench-a";
+        static final String PREFIX_B = "netty-bench-b";
+
         private final EventLoopGroup groupA;
         private final EventLoopGroup groupB;
         private final NettyEndpoint a;
@@ -122,6 +127,11 @@ public final class NettyContender implements Contender {
         @Override
         public NettyEndpoint b() {
             return b;
+        }
+
+        @Override
+        public String threadPrefix(boolean sideA) {
+            return sideA ? PREFIX_A : PREFIX_B;
         }
 
         @Override

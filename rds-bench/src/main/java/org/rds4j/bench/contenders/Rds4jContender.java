@@ -269,6 +269,11 @@ public final class Rds4jContender implements Contender {
         }
 
         @Override
+        public String threadPrefix(boolean sideA) {
+            return "rds4j-" + (sideA ? stackA : stackB).config().name() + "-";     // I/O, loop and timer threads
+        }
+
+        @Override
         public Endpoint a(int pair) {
             return a[pair];
         }

@@ -38,8 +38,8 @@ public interface Link extends AutoCloseable {
     /**
      * The name prefix of the threads this link runs for one side, as a host's own threads (an rds4j stack's I/O, loop
      * and timer threads, a Netty event loop), which {@code --pin} places on that side's core with the side's harness
-     * threads; only its first 15 characters count (the kernel keeps no more of a thread's name). {@code null} if the link runs no
-     * thread of its own for that side, or none that belongs to one side (Aeron's shared media driver).
+     * threads; only its first 15 characters count (the kernel keeps no more of a thread's name). {@code null} if the
+     * link runs no thread of its own for that side, or none that belongs to one side (Aeron's shared media driver).
      *
      * @param sideA true for {@link #a()}'s side, false for {@link #b()}'s
      * @return the prefix, or {@code null}

@@ -26,8 +26,8 @@ class StabilityTest {
 
     @Test
     void aReferenceThatDidNotRunIsLeftOut() {
-        assertEquals(List.of("stability rds4j-tcp 64 B over 5 runs: msgs/s +-5.7 %, RTT p50 +-1.6 %: within +-15 % (raw "
-                        + "NIO in the same runs: nio-packed msgs/s +-8.2 %)"),
+        assertEquals(List.of("stability rds4j-tcp 64 B over 5 runs: msgs/s +-5.7 %, RTT p50 +-1.6 %: within +-15 % "
+                        + "(raw NIO in the same runs: nio-packed msgs/s +-8.2 %)"),
                 Bench.stability(List.of(row("nio-packed", 64, 8.2, 2.1), row("rds4j-tcp", 64, 5.7, 1.6))));
     }
 

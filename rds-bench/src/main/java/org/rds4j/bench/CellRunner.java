@@ -139,19 +139,13 @@ final class CellRunner {
         if (placement == null) {
             return;
         }
-        for (Worker w : a) {
-            w.submit(() -> {
-                placement.pinCallingThread(true);
-                return null;
-            }).get(PLACE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-        for (Worker w : b) {
-            w.submit(() -> {
-                placement.pinCallingThread(false);
-                return null;
-            }).get(PLACE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
         for (boolean sideA : new boolean[] {true, false}) {
+            for (Worker w : sideA ? a : b) {
+                w.submit(() -> {
+                    placement.pinCallingThread(sideA);
+                    return null;
+                }).get(PLACE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            }
             String prefix = link.threadPrefix(sideA);
             if (prefix != null) {
                 placement.pinThreadsNamed(prefix, sideA);

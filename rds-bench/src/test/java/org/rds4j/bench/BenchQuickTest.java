@@ -52,13 +52,7 @@ class BenchQuickTest {
      */
     @Test
     void pinnedCellsComplete() {
-        ThreadPlacement placement;
-        try {
-            placement = ThreadPlacement.onThisMachine();
-        } catch (IllegalStateException e) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(false, "placement not possible here: " + e.getMessage());
-            return;
-        }
+        ThreadPlacement placement = ThreadPlacementTest.placementOrSkip();
         BenchOptions options = BenchOptions.parse(new String[] {"--quick", "--pin", "--sizes", "64", "--only",
             "nio-packed,netty,rds4j-tcp,rds4j-loopback"});
         ByteArrayOutputStream out = new ByteArrayOutputStream();

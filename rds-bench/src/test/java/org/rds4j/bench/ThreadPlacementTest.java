@@ -41,13 +41,7 @@ class ThreadPlacementTest {
      */
     @Test
     void threadsArePlacedOnTheirSidesCpus() throws Exception {
-        ThreadPlacement placement;
-        try {
-            placement = ThreadPlacement.onThisMachine();
-        } catch (IllegalStateException e) {
-            assumeTrue(false, "placement not possible here: " + e.getMessage());
-            return;
-        }
+        ThreadPlacement placement = placementOrSkip();
         CountDownLatch named = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
         AtomicLong namedId = new AtomicLong();
@@ -87,6 +81,16 @@ class ThreadPlacementTest {
             worker.join(TimeUnit.SECONDS.toMillis(30));
         }
         assertEquals(0, placement.pinThreadsNamed("pintest-nobody", true));
+    }
+
+    /** This machine's placement, or the calling test is skipped (not Linux, no taskset, fewer than two CPUs). */
+    static ThreadPlacement placementOrSkip() {
+        try {
+            return ThreadPlacement.onThisMachine();
+        } catch (IllegalStateException e) {
+            assumeTrue(false, "placement not possible here: " + e.getMessage());
+            throw e;                                // not reached: the assumption aborts the test
+        }
     }
 
     private static String cpusOf(long tid) throws Exception {

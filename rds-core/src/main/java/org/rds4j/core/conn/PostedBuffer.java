@@ -162,11 +162,19 @@ public final class PostedBuffer implements ReadTarget {
      * then carries on into the arrival's own buffer, where the reader put the bytes so far.
      */
     boolean beginWrite() {
-        int s;
-        while ((s = state.get()) == REVOKING) {
-            Thread.onSpinWait();                    // the reader is copying a read's worth at most
+        while (true) {
+            int s = state.get();
+            if (s == REVOKING) {
+                Thread.onSpinWait();                // the reader is copying a read's worth at most
+            } else if (s != CLAIMED) {
+                return false;
+            } else if (state.compareAndSet(CLAIMED, WRITING)) {
+                return true;
+            }
+            // Else the reader began to revoke between the read and the compare-and-set: wait for it to finish, as
+            // above. Returning false now would let this thread write into the arrival the reader is still copying
+            // into (and mark the buffer idle under the reader's feet).
         }
-        return s == CLAIMED && state.compareAndSet(CLAIMED, WRITING);
     }
 
     /** The I/O thread takes over a revoked message: the buffer is the reader's again. */

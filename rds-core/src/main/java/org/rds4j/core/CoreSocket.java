@@ -211,7 +211,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             }
         }
         payload.position(payload.limit());
-        c.pathFor(from.getPort()).enqueue(m);            // the path counts SEND_QUEUED as it takes messages in
+        c.enqueue(from.getPort(), m);                    // the path counts SEND_QUEUED as it takes messages in
         return len;
     }
 

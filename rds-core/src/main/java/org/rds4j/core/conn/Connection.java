@@ -132,14 +132,19 @@ public final class Connection {
     }
 
     /**
-     * The path a socket bound to {@code sourcePort} sends on: path 0 until the lanes are agreed, then the port's lane.
-     * One socket's messages to one peer never overtake each other: see {@link Multipath} for the change of lanes.
+     * Queues a socket's message on the path it sends on: path 0 until the lanes are agreed, then the port's lane. One
+     * socket's messages to one peer never overtake each other: see {@link Multipath} for the change of lanes, and
+     * {@link Multipath#cameLate} for a sender that chose path 0 just before it.
      *
      * @param sourcePort the sending socket's RDS port, 0 to 65535
-     * @return the path its messages go on
+     * @param m the filled message
      */
-    public ConnectionPath pathFor(int sourcePort) {
-        return paths[multipath.laneFor(sourcePort)];
+    public void enqueue(int sourcePort, OutgoingMessage m) {
+        int lanes = multipath.lanes();
+        paths[laneOf(sourcePort, lanes)].enqueue(m);
+        if (lanes == 1 && multipath.cameLate(sourcePort)) {
+            paths[0].restartCatchUp();
+        }
     }
 
     /**

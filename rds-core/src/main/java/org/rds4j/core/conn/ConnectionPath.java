@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConnectionPath {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
-
     /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
     public static final int PROBE_PORT = PingHandler.PROBE_PORT;
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
@@ -211,6 +210,14 @@ public final class ConnectionPath {
     }
 
     /** Asks for a transmit pass if the path is up. Any thread, no lock: other paths use it on this one. */
+    /** Path 0, holding no lock: a sender's message came late for the catch-up ({@link Multipath#cameLate}). */
+    void restartCatchUp() {
+        synchronized (this) {
+            connection.multipath().restartCatchUp(queue, state == PathState.UP);
+        }
+        kick();
+    }
+
     void kick() {
         PathConnection pc = current;
         if (state == PathState.UP && pc != null) {

@@ -145,6 +145,37 @@ final class Multipath {
         return true;
     }
 
+    /**
+     * After a sender that chose path 0 while there was one lane has pushed its message: whether the lanes have opened
+     * since and the socket's lane is another one. The push may then have come after path 0 took its catch-up target,
+     * and the socket's next messages, on the new lane, could overtake it (a reorder a contract test saw in CI). If the
+     * lanes still read 1 here, the push came before they opened, so before path 0 took its target: it counts.
+     *
+     * @param port the sending socket's RDS port
+     * @return true if the catch-up must start again ({@link #restartCatchUp})
+     */
+    boolean cameLate(int port) {
+        int now = lanes;
+        return now > 1 && Connection.laneOf(port, now) != 0;
+    }
+
+    /**
+     * Under path 0's monitor, for a message that {@linkplain #cameLate came late}: the catch-up starts again with a
+     * target that counts it (or at path 0's next pass if path 0 is not up). The caller then kicks path 0, which ends
+     * the catch-up at once if everything is acknowledged by then.
+     *
+     * @param queue path 0's queue
+     * @param up whether path 0 is up (only then are its inbox's messages numbered)
+     */
+    void restartCatchUp(SendQueue queue, boolean up) {
+        if (up) {
+            queue.takeInbox();
+            catchUpSeq = queue.nextSeq() - 1;
+        } else {
+            catchUpSeq = PENDING;
+        }
+    }
+
     /** The peer restarted: its sequence numbers start again, so a catch-up target means nothing any more. */
     void peerRestarted() {
         catchUpSeq = NONE;

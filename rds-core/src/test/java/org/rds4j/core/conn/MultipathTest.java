@@ -106,4 +106,54 @@ class MultipathTest {
         assertFalse(mp.peerOffered(8, true, true), "the same offer again changes nothing");
         assertFalse(mp.catchingUp());
     }
+
+    /**
+     * A sender that chose path 0 while there was one lane may push only after the lanes opened and path 0 took its
+     * catch-up target, even after the catch-up ended: its message is then not covered, and the socket's next message,
+     * on its new lane, could overtake it (the contract test saw message 2 before message 1). Such a sender sees the
+     * lanes open after its push, and the catch-up starts again with a target that counts its message.
+     */
+    @Example
+    void aMessagePushedOntoPathZeroAfterTheCatchUpTookItsTargetStartsItAgain() {
+        Multipath mp = new Multipath(connection, 8);
+        SendQueue queue = new SendQueue(connection.peer(), new RdsCounters());
+        int moved = portOnLane(false);
+        int stays = portOnLane(true);
+        queue.push(OutgoingMessage.ping(5000));
+        assertTrue(mp.peerOffered(8, true, true), "the lanes open");
+        assertFalse(mp.path0Progress(queue), "path 0 takes its target: message 1");
+        writeAll(queue);
+        queue.releaseUpTo(1);
+        assertTrue(mp.path0Progress(queue), "message 1 acknowledged: the catch-up ends");
+
+        queue.push(OutgoingMessage.ping(5000));               // the late sender's message, chosen for path 0 before
+        assertFalse(mp.cameLate(stays), "a socket whose lane is 0 keeps its order on path 0");
+        assertTrue(mp.cameLate(moved), "a socket on another lane now must wait for it");
+        mp.restartCatchUp(queue, true);
+        assertTrue(mp.catchingUp(), "the other lanes hold again");
+        assertFalse(mp.path0Progress(queue), "message 2 is outstanding");
+        writeAll(queue);
+        queue.releaseUpTo(2);
+        assertTrue(mp.path0Progress(queue), "message 2 acknowledged: the catch-up ends");
+        assertFalse(mp.catchingUp());
+    }
+
+    /** A port whose lane among 8 is 0, or is not. */
+    private static int portOnLane(boolean zero) {
+        for (int port = 4000; port < 5000; port++) {
+            if ((Connection.laneOf(port, 8) == 0) == zero) {
+                return port;
+            }
+        }
+        throw new AssertionError("no port found");
+    }
+
+    private static void writeAll(SendQueue queue) {
+        queue.takeInbox();
+        OutgoingMessage last = null;
+        for (OutgoingMessage m = queue.firstUnsent(); m != null; m = m.next) {
+            last = m;                                         // as a transmit pass writes them all
+        }
+        queue.wrote(last, null);
+    }
 }

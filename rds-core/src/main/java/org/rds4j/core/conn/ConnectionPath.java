@@ -209,7 +209,6 @@ public final class ConnectionPath {
         return true;
     }
 
-    /** Asks for a transmit pass if the path is up. Any thread, no lock: other paths use it on this one. */
     /** Path 0, holding no lock: a sender's message came late for the catch-up ({@link Multipath#cameLate}). */
     void restartCatchUp() {
         synchronized (this) {
@@ -218,6 +217,7 @@ public final class ConnectionPath {
         kick();
     }
 
+    /** Asks for a transmit pass if the path is up. Any thread, no lock: other paths use it on this one. */
     void kick() {
         PathConnection pc = current;
         if (state == PathState.UP && pc != null) {

@@ -59,6 +59,10 @@ final class Bench {
                     progress.printf(Locale.ROOT, "bench: run %d/%d %-8s %-15s %s (%.1f s)%n", run, o.runs,
                             Sizes.format(size), c.name(), r.ok() ? String.format(Locale.ROOT, "%,.0f msgs/s",
                                     r.msgsPerSecond()) : "FAILED: " + r.error(), (System.nanoTime() - t0) / 1e9);
+                    if (o.threads && r.ok()) {
+                        ThreadCpuMeter.describe(runner.lastThreadCpu(), r.nanos(), r.messages(), r.cpuNanos())
+                                .forEach(progress::println);
+                    }
                     progress.flush();
                 }
             }

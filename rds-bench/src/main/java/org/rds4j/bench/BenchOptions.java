@@ -26,6 +26,8 @@ final class BenchOptions {
             + "  --note TEXT       a remark for the report, such as where it ran\n"
             + "  --pin             Linux: each side's threads (harness and its host's I/O threads) on a core of its\n"
             + "                    own, through taskset, for runs that agree with each other (docs/tools.md)\n"
+            + "  --threads         after each cell, the CPU each thread used in its throughput phase (share of a\n"
+            + "                    core and ns per message): where the cell's CPU went\n"
             + "  --quick           tiny counts and warm-ups: checks that everything works, measures nothing\n";
 
     List<Integer> sizes = Sizes.DEFAULT;
@@ -40,6 +42,7 @@ final class BenchOptions {
     String note;
     boolean quick;
     boolean pin;
+    boolean threads;
     boolean help;
     boolean jmh;
     String[] jmhArgs = new String[0];
@@ -52,6 +55,7 @@ final class BenchOptions {
                 case "--help", "-h" -> o.help = true;
                 case "--quick" -> o.quick = true;
                 case "--pin" -> o.pin = true;
+                case "--threads" -> o.threads = true;
                 case "--jmh" -> {
                     o.jmh = true;
                     o.jmhArgs = Arrays.copyOfRange(argv, i + 1, argv.length);

@@ -56,6 +56,8 @@ final class CellRunner {
     private final Settings settings;
     /** {@code --pin}, or {@code null}. */
     private final ThreadPlacement placement;
+    /** Each thread's CPU time in the last cell's throughput phase ({@code --threads}); empty if it did not run. */
+    private List<ThreadCpuMeter.ThreadCpu> lastThreadCpu = List.of();
 
     CellRunner(Settings settings) {
         this(settings, null);
@@ -67,6 +69,7 @@ final class CellRunner {
     }
 
     CellResult run(Contender contender, int size) {
+        lastThreadCpu = List.of();
         try {
             return measure(contender, size);
         } catch (CellFailure e) {
@@ -104,11 +107,13 @@ final class CellRunner {
             long n = warmUpThroughput(phases, throughput, seq, size);
             place(link, a, b);                  // again: threads a link starts on its first message exist now
             settle();
+            Map<Long, ThreadCpuMeter.ThreadCpu> threads0 = ThreadCpuMeter.snapshot();   // allocates: outside
             Map<Long, Long> alloc0 = AllocationMeter.snapshot();
             long cpu0 = CpuMeter.processCpuNanos();
             long nanos = runThroughput(phases, throughput, seq, n, size, "throughput");
             long cpu1 = CpuMeter.processCpuNanos();
             Map<Long, Long> alloc1 = AllocationMeter.snapshot();
+            lastThreadCpu = ThreadCpuMeter.between(threads0, ThreadCpuMeter.snapshot());
             long allocated = AllocationMeter.supported() ? AllocationMeter.allocatedBetween(alloc0, alloc1) : -1;
             long cpu = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
 
@@ -129,6 +134,15 @@ final class CellRunner {
         } finally {
             workers.forEach(Worker::close);
         }
+    }
+
+    /**
+     * The CPU time of each thread in the throughput phase of the cell {@link #run} measured last.
+     *
+     * @return the threads, the busiest first; empty if the cell failed before the phase ended
+     */
+    List<ThreadCpuMeter.ThreadCpu> lastThreadCpu() {
+        return lastThreadCpu;
     }
 
     /**

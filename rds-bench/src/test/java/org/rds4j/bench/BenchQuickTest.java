@@ -64,4 +64,25 @@ class BenchQuickTest {
         assertTrue(printed.contains("side A pinned to CPU " + placement.cpu(true) + " and side B to CPU "
                 + placement.cpu(false)), printed);
     }
+
+    /** {@code --threads}: after each cell, the harness's two workers are among the threads that used CPU. */
+    @Test
+    void threadsNamesWhereEachCellsCpuWent() {
+        BenchOptions options = BenchOptions.parse(new String[] {"--quick", "--threads", "--sizes", "64", "--only",
+            "nio-packed,rds4j-tcp"});
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        Bench.Outcome outcome = Bench.run(options, new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8), new PrintStream(progress, true, StandardCharsets.UTF_8));
+        String printed = progress.toString(StandardCharsets.UTF_8);
+        assertTrue(outcome.allOk(), printed);
+        for (String contender : List.of("nio-packed", "rds4j-tcp")) {
+            int at = printed.indexOf(contender + " ");
+            int table = printed.indexOf("CPU by thread in the throughput phase", at);
+            assertTrue(at >= 0 && table > at, printed);
+            int end = printed.indexOf("all Java threads", table);
+            String lines = printed.substring(table, end);
+            // The sender (side A) worked for every message; a quick phase may leave the receiver under the 1 % line.
+            assertTrue(lines.contains("bench-" + contender + "-a"), printed);
+        }
+    }
 }

@@ -1,6 +1,7 @@
 package org.rds4j.transport.loopback;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -59,6 +60,37 @@ class LoopbackSegmentsTest {
         }
     }
 
+    /**
+     * The reading side's own transmit, asked for while it reads a segment (as the core queues an acknowledgement), runs
+     * before the next waiting segment is read: a reader behind a fast writer acknowledges per segment, not once for
+     * all that waited, so a writer that waits for acknowledgements is not stopped for all of them at once.
+     */
+    @Test
+    void aTransmitAskedForWhileReadingLeavesBeforeTheNextWaitingSegmentIsRead() throws Exception {
+        InetAddress a = InetAddress.getByName("10.99.7.3");
+        InetAddress b = InetAddress.getByName("10.99.7.4");
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        AckingReader reader = new AckingReader();
+        Writer writer = new Writer();
+        try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-c", timer, null));
+             TransportInstance tb = new LoopbackTransport().open(new Host("seg-d", timer, reader))) {
+            tb.listen(b);
+            ta.connect(a, b, -1, writer);
+            TransportConnection c = writer.connected.get(20, TimeUnit.SECONDS);
+            c.requestTransmit();
+            assertTrue(writer.done.await(20, TimeUnit.SECONDS), "passes made: " + writer.passes.get());
+            reader.hold.countDown();
+            assertTrue(reader.all.await(20, TimeUnit.SECONDS), "bytes read: " + reader.bytes.size());
+            assertArrayEquals(writer.expected(), reader.bytes.toByteArray(), "the stream, byte for byte");
+            // Asked for during the second read, with at least two more segments waiting (the passes span 4 chunks).
+            assertTrue(reader.calls.get() >= 4, reader.calls.get() + " segments read");
+            assertEquals(2, reader.readsBeforeTransmit.get(), "segments read when the reader's transmit ran ("
+                    + reader.calls.get() + " in all): it waited for every waiting segment");
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
     /** Writes one small frame per pass, and asks for another pass until all are written. */
     private static final class Writer extends Handler {
         final CompletableFuture<TransportConnection> connected = new CompletableFuture<>();
@@ -104,7 +136,7 @@ class LoopbackSegmentsTest {
     }
 
     /** Records the stream; its first read waits for {@link #hold}, keeping its stack's thread busy. */
-    private static final class Reader extends Handler {
+    private static class Reader extends Handler {
         final CountDownLatch hold = new CountDownLatch(1);
         final CountDownLatch all = new CountDownLatch(1);
         final AtomicInteger calls = new AtomicInteger();
@@ -130,6 +162,27 @@ class LoopbackSegmentsTest {
                     all.countDown();
                 }
             }
+        }
+    }
+
+    /** A {@link Reader} that asks for a transmit of its own during its second read and notes when it runs. */
+    private static final class AckingReader extends Reader {
+        final AtomicInteger readsBeforeTransmit = new AtomicInteger(-1);
+        /** Its end of the connection, from the accepting host (an accepted connection hears no onConnected). */
+        volatile TransportConnection connection;
+
+        @Override
+        public void onBytes(ByteBuffer data) {
+            int call = calls.get();
+            super.onBytes(data);
+            if (call == 1) {
+                connection.requestTransmit();
+            }
+        }
+
+        @Override
+        public void transmit(FrameSink sink) {
+            readsBeforeTransmit.compareAndSet(-1, calls.get());
         }
     }
 
@@ -169,6 +222,9 @@ class LoopbackSegmentsTest {
 
         @Override
         public ConnectionHandler accept(TransportConnection connection) {
+            if (acceptor instanceof AckingReader r) {
+                r.connection = connection;
+            }
             return acceptor;
         }
 

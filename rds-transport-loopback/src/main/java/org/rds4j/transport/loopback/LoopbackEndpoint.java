@@ -245,8 +245,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * segment, a receiver behind a fast sender acknowledged once per 2,353 64-byte messages, more than a default send
      * budget holds (1,664), so the sender stopped at every acknowledgement (docs/threading.md, session 24). With
      * nothing more waiting the transmit stays a task, as before: a reply the application is about to send then
-     * carries the acknowledgement (an immediate pass after every segment added an ack-only frame to each 8 KiB round
-     * trip). The segments of one connection are still decoded in one turn, so that a congestion map split over two of
+     * carries the acknowledgement (with an immediate pass after every segment, the 8 KiB round trip came out
+     * longer). The segments of one connection are still decoded in one turn, so that a congestion map split over two of
      * them does not wait while other paths decode theirs.
      */
     void deliverPending() {

@@ -34,30 +34,12 @@ class LoopbackSegmentsTest {
 
     @Test
     void passesQueuedForASlowReaderCoalesceAndArriveWholeInOrder() throws Exception {
-        InetAddress a = InetAddress.getByName("10.99.7.1");
-        InetAddress b = InetAddress.getByName("10.99.7.2");
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         Reader reader = new Reader();
-        Writer writer = new Writer();
-        try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-a", timer, null));
-             TransportInstance tb = new LoopbackTransport().open(new Host("seg-b", timer, reader))) {
-            tb.listen(b);
-            ta.connect(a, b, -1, writer);
-            TransportConnection c = writer.connected.get(20, TimeUnit.SECONDS);
-            c.requestTransmit();
-            // The reader's thread is held in its first onBytes while the writer makes all its passes.
-            assertTrue(writer.done.await(20, TimeUnit.SECONDS), "passes made: " + writer.passes.get());
-            reader.hold.countDown();
-            assertTrue(reader.all.await(20, TimeUnit.SECONDS), "bytes read: " + reader.bytes.size());
-
-            assertArrayEquals(writer.expected(), reader.bytes.toByteArray(), "the stream, byte for byte");
-            int chunks = PASSES * PASS_BYTES / (64 * 1024) + 1;
-            // One segment for the first pass (read while the others queued), then at most one per chunk they span.
-            assertTrue(reader.calls.get() <= chunks + 2, reader.calls.get() + " segments read for " + PASSES
-                    + " passes over " + chunks + " chunks: queued segments did not coalesce");
-        } finally {
-            timer.shutdownNow();
-        }
+        writeBehindAHeldReader("10.99.7.1", "10.99.7.2", reader);
+        int chunks = PASSES * PASS_BYTES / (64 * 1024) + 1;
+        // One segment for the first pass (read while the others queued), then at most one per chunk they span.
+        assertTrue(reader.calls.get() <= chunks + 2, reader.calls.get() + " segments read for " + PASSES
+                + " passes over " + chunks + " chunks: queued segments did not coalesce");
     }
 
     /**
@@ -67,13 +49,25 @@ class LoopbackSegmentsTest {
      */
     @Test
     void aTransmitAskedForWhileReadingLeavesBeforeTheNextWaitingSegmentIsRead() throws Exception {
-        InetAddress a = InetAddress.getByName("10.99.7.3");
-        InetAddress b = InetAddress.getByName("10.99.7.4");
-        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         AckingReader reader = new AckingReader();
+        writeBehindAHeldReader("10.99.7.3", "10.99.7.4", reader);
+        // Asked for during the second read, with at least two more segments waiting (the passes span 4 chunks).
+        assertTrue(reader.calls.get() >= 4, reader.calls.get() + " segments read");
+        assertEquals(2, reader.readsBeforeTransmit.get(), "segments read when the reader's transmit ran ("
+                + reader.calls.get() + " in all): it waited for every waiting segment");
+    }
+
+    /**
+     * Connects a {@link Writer} at {@code from} to {@code reader} at {@code to}, holds the reader's thread in its first
+     * read while the writer makes all its passes, then lets it read on, and checks the stream arrived byte for byte.
+     */
+    private static void writeBehindAHeldReader(String from, String to, Reader reader) throws Exception {
+        InetAddress a = InetAddress.getByName(from);
+        InetAddress b = InetAddress.getByName(to);
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         Writer writer = new Writer();
-        try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-c", timer, null));
-             TransportInstance tb = new LoopbackTransport().open(new Host("seg-d", timer, reader))) {
+        try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-" + from, timer, null));
+             TransportInstance tb = new LoopbackTransport().open(new Host("seg-" + to, timer, reader))) {
             tb.listen(b);
             ta.connect(a, b, -1, writer);
             TransportConnection c = writer.connected.get(20, TimeUnit.SECONDS);
@@ -82,10 +76,6 @@ class LoopbackSegmentsTest {
             reader.hold.countDown();
             assertTrue(reader.all.await(20, TimeUnit.SECONDS), "bytes read: " + reader.bytes.size());
             assertArrayEquals(writer.expected(), reader.bytes.toByteArray(), "the stream, byte for byte");
-            // Asked for during the second read, with at least two more segments waiting (the passes span 4 chunks).
-            assertTrue(reader.calls.get() >= 4, reader.calls.get() + " segments read");
-            assertEquals(2, reader.readsBeforeTransmit.get(), "segments read when the reader's transmit ran ("
-                    + reader.calls.get() + " in all): it waited for every waiting segment");
         } finally {
             timer.shutdownNow();
         }

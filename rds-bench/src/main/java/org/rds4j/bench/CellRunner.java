@@ -24,10 +24,13 @@ import org.HdrHistogram.Histogram;
  * on a 2-core machine the first cell of a JVM was measured while C2 was still compiling (64-byte rds4j-tcp measured
  * 0.28 M msgs/s at 7 CPU-s per million messages in a JVM's first run, 2.1 M at 0.7 in the next), which looked like
  * instability of the contender when it was the harness measuring too early. Nor is a warm-up batch stable while the
- * JIT compiled during it ({@link JitMeter}): a cell of 1 MiB messages run alone reaches the message count after a few
- * hundred messages, and two such batches agreed within 10 % while C2 took 29 % of the samples (rds4j-tcp then measured
- * 1,320 msgs/s at 1.25 CPU-ms per message, against about 3,700 at 0.5 after smaller cells had warmed the JIT). The
- * round-trip warm-up likewise goes on (within the same limit) until a batch runs with the JIT quiet.
+ * JIT or the collector worked during it ({@link BackgroundMeter}): a cell of 1 MiB messages run alone reaches the
+ * message count after a few hundred messages, and two such batches agreed within 10 % while C2 took 29 % of the samples
+ * (rds4j-tcp then measured 1,320 msgs/s at 1.25 CPU-ms per message, against about 3,700 at 0.5 after smaller cells had
+ * warmed the JIT). A compilation in progress does not show in the compilers' time until it ends, so the JVM's own
+ * threads' CPU counts too: pinned 64-byte loopback cells after a TCP cell ended their warm-up while C2 held 64 to 73 %
+ * of a core, and measured 1.8 to 3.6 M msgs/s in phases of 0.6 to 1.1 s instead of 2 (5 to 6 M otherwise). The
+ * round-trip warm-up likewise goes on (within the same limit) until a batch runs with the JVM quiet.
  *
  * <p>After each warm-up the heap is collected ({@link #settle()}), so that each measured phase starts in the state
  * a long-running application is in: whatever the contender pooled while warming up is in the old generation. Without
@@ -191,9 +194,9 @@ final class CellRunner {
         double previous = 0;
         boolean stable;
         do {
-            long jit0 = JitMeter.compileMillis();
+            BackgroundMeter.Reading before = BackgroundMeter.read();
             long t = runThroughput(phases, throughput, seq, batch, size, "throughput warm-up");
-            boolean jitQuiet = JitMeter.quiet(jit0, JitMeter.compileMillis());
+            boolean jvmQuiet = BackgroundMeter.quiet(before, BackgroundMeter.read());
             warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             // Grow until a batch takes a tenth of the warm-up: a short batch's rate is mostly start-up and ack.
@@ -202,7 +205,7 @@ final class CellRunner {
                 batch *= 2;
                 grew = true;
             }
-            stable = !grew && jitQuiet && previous > 0 && Math.abs(rate - previous) <= STABLE * previous;
+            stable = !grew && jvmQuiet && previous > 0 && Math.abs(rate - previous) <= STABLE * previous;
             previous = grew ? 0 : rate;              // compare batches of one size only
         } while (warmingUp(start, settings.warmupNanos(), warmed, wanted)
                 || (!stable && System.nanoTime() - start < STABILISE_STRETCH * settings.warmupNanos()));
@@ -236,18 +239,18 @@ final class CellRunner {
         long start = System.nanoTime();
         long wanted = Math.min(WARMUP_ROUND_TRIPS, WARMUP_BYTES / size);
         long warmed = 0;
-        boolean jitQuiet;
+        boolean jvmQuiet;
         do {
-            long jit0 = JitMeter.compileMillis();
+            BackgroundMeter.Reading before = BackgroundMeter.read();
             long t = runRoundTrips(phases, roundTrips, seq, batch, size, "round-trip warm-up", null);
-            jitQuiet = JitMeter.quiet(jit0, JitMeter.compileMillis());
+            jvmQuiet = BackgroundMeter.quiet(before, BackgroundMeter.read());
             warmed += batch;
             rate = batch * 1e9 / Math.max(1, t);
             if (t < warmup / 10 && batch < MAX_ROUND_TRIPS) {
                 batch *= 2;
             }
         } while (warmingUp(start, warmup, warmed, wanted)
-                || (!jitQuiet && System.nanoTime() - start < STABILISE_STRETCH * warmup));
+                || (!jvmQuiet && System.nanoTime() - start < STABILISE_STRETCH * warmup));
         if (settings.fixedCount() > 0) {
             return settings.fixedCount();
         }

@@ -1,7 +1,11 @@
 package org.rds4j.bench;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -54,5 +58,62 @@ final class AllocationMeter {
             sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
         }
         return sum;
+    }
+
+    /**
+     * One thread's bytes allocated over a phase.
+     *
+     * @param name the thread's name
+     * @param bytes bytes allocated
+     */
+    record ThreadBytes(String name, long bytes) {
+    }
+
+    /**
+     * Each thread that allocated between two snapshots, the most first ({@code --threads}): which thread's pool grew,
+     * or which path allocates per message.
+     *
+     * @param before the snapshot taken before the phase
+     * @param after the snapshot taken after it
+     * @param names the threads' names by id ({@link ThreadCpuMeter#snapshot()}); an id it lacks shows as a number
+     * @return the threads alive at {@code after} that allocated in between
+     */
+    static List<ThreadBytes> byThread(Map<Long, Long> before, Map<Long, Long> after,
+            Map<Long, ThreadCpuMeter.ThreadCpu> names) {
+        List<ThreadBytes> out = new ArrayList<>();
+        for (Map.Entry<Long, Long> e : after.entrySet()) {
+            long bytes = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            if (bytes > 0) {
+                ThreadCpuMeter.ThreadCpu t = names.get(e.getKey());
+                out.add(new ThreadBytes(t != null ? t.name() : "thread " + e.getKey(), bytes));
+            }
+        }
+        out.sort(Comparator.comparingLong(ThreadBytes::bytes).reversed().thenComparing(ThreadBytes::name));
+        return out;
+    }
+
+    /**
+     * The lines {@code --threads} prints for a cell's allocations: each thread that allocated in the throughput
+     * phase, in bytes and in bytes per message.
+     *
+     * @param threads the phase's threads, from {@link #byThread}
+     * @param messages the phase's messages
+     * @return the lines, indented, without line ends
+     */
+    static List<String> describe(List<ThreadBytes> threads, long messages) {
+        List<String> out = new ArrayList<>();
+        if (messages <= 0) {
+            return out;
+        }
+        if (threads.isEmpty()) {
+            out.add("  bytes allocated by thread in the throughput phase: none");
+            return out;
+        }
+        out.add("  bytes allocated by thread in the throughput phase: bytes, bytes per message");
+        for (ThreadBytes t : threads) {
+            out.add(String.format(Locale.ROOT, "    %-32s %,12d %12.2f", t.name(), t.bytes(),
+                    (double) t.bytes() / messages));
+        }
+        return out;
     }
 }

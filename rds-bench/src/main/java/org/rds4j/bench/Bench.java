@@ -62,6 +62,7 @@ final class Bench {
                     if (o.threads && r.ok()) {
                         ThreadCpuMeter.describe(runner.lastThreadCpu(), r.nanos(), r.messages(), r.cpuNanos())
                                 .forEach(progress::println);
+                        AllocationMeter.describe(runner.lastThreadAllocation(), r.messages()).forEach(progress::println);
                     }
                     progress.flush();
                 }

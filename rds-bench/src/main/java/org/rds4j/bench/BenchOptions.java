@@ -27,7 +27,8 @@ final class BenchOptions {
             + "  --pin             Linux: each side's threads (harness and its host's I/O threads) on a core of its\n"
             + "                    own, through taskset, for runs that agree with each other (docs/tools.md)\n"
             + "  --threads         after each cell, the CPU each thread used in its throughput phase (share of a\n"
-            + "                    core and ns per message): where the cell's CPU went\n"
+            + "                    core and ns per message) and the bytes each allocated: where the cell's CPU and\n"
+            + "                    allocations went\n"
             + "  --quick           tiny counts and warm-ups: checks that everything works, measures nothing\n";
 
     List<Integer> sizes = Sizes.DEFAULT;

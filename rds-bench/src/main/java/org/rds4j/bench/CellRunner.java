@@ -61,6 +61,8 @@ final class CellRunner {
     private final ThreadPlacement placement;
     /** Each thread's CPU time in the last cell's throughput phase ({@code --threads}); empty if it did not run. */
     private List<ThreadCpuMeter.ThreadCpu> lastThreadCpu = List.of();
+    /** What each thread allocated in the last cell's throughput phase ({@code --threads}); empty if it did not run. */
+    private List<AllocationMeter.ThreadBytes> lastThreadAllocation = List.of();
 
     CellRunner(Settings settings) {
         this(settings, null);
@@ -73,6 +75,7 @@ final class CellRunner {
 
     CellResult run(Contender contender, int size) {
         lastThreadCpu = List.of();
+        lastThreadAllocation = List.of();
         try {
             return measure(contender, size);
         } catch (CellFailure e) {
@@ -116,7 +119,9 @@ final class CellRunner {
             long nanos = runThroughput(phases, throughput, seq, n, size, "throughput");
             long cpu1 = CpuMeter.processCpuNanos();
             Map<Long, Long> alloc1 = AllocationMeter.snapshot();
-            lastThreadCpu = ThreadCpuMeter.between(threads0, ThreadCpuMeter.snapshot());
+            Map<Long, ThreadCpuMeter.ThreadCpu> threads1 = ThreadCpuMeter.snapshot();
+            lastThreadCpu = ThreadCpuMeter.between(threads0, threads1);
+            lastThreadAllocation = AllocationMeter.byThread(alloc0, alloc1, threads1);
             long allocated = AllocationMeter.supported() ? AllocationMeter.allocatedBetween(alloc0, alloc1) : -1;
             long cpu = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
 
@@ -146,6 +151,15 @@ final class CellRunner {
      */
     List<ThreadCpuMeter.ThreadCpu> lastThreadCpu() {
         return lastThreadCpu;
+    }
+
+    /**
+     * What each thread allocated in the throughput phase of the cell {@link #run} measured last.
+     *
+     * @return the threads that allocated, the most first; empty if none did or the cell failed before the phase ended
+     */
+    List<AllocationMeter.ThreadBytes> lastThreadAllocation() {
+        return lastThreadAllocation;
     }
 
     /**

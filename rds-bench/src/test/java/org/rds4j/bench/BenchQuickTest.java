@@ -83,6 +83,10 @@ class BenchQuickTest {
             String lines = printed.substring(table, end);
             // The sender (side A) worked for every message; a quick phase may leave the receiver under the 1 % line.
             assertTrue(lines.contains("bench-" + contender + "-a"), printed);
+            // Then what each thread allocated in the same phase, before the next cell.
+            int alloc = printed.indexOf("bytes allocated by thread in the throughput phase", end);
+            int next = printed.indexOf("bench: run", end);
+            assertTrue(alloc > end && (next < 0 || alloc < next), printed);
         }
     }
 }

@@ -21,8 +21,6 @@ final class BackgroundMeter {
     static final double QUIET_SHARE = 0.10;
 
     private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     /**
      * One reading.
@@ -44,18 +42,9 @@ final class BackgroundMeter {
     }
 
     private static long backgroundCpuNanos() {
-        if (!THREADS.isThreadCpuTimeSupported() || !THREADS.isThreadCpuTimeEnabled()) {
-            return -1;
-        }
+        long threads = ThreadCpuMeter.javaThreadsCpuNanos();
         long process = CpuMeter.processCpuNanos();
-        if (process < 0) {
-            return -1;
-        }
-        long threads = 0;
-        for (long cpu : THREADS.getThreadCpuTime(THREADS.getAllThreadIds())) {
-            threads += Math.max(0, cpu);            // -1: the thread ended between the two calls
-        }
-        return process - threads;
+        return threads < 0 || process < 0 ? -1 : process - threads;
     }
 
     /**

@@ -65,6 +65,23 @@ final class ThreadCpuMeter {
     }
 
     /**
+     * The CPU time of all live Java threads so far, summed, without their names: what {@link BackgroundMeter} takes
+     * from the process's CPU time to find the JVM's own threads'.
+     *
+     * @return CPU nanoseconds, user and system, or -1 if this JVM cannot tell
+     */
+    static long javaThreadsCpuNanos() {
+        if (!THREADS.isThreadCpuTimeSupported() || !THREADS.isThreadCpuTimeEnabled()) {
+            return -1;
+        }
+        long sum = 0;
+        for (long cpu : THREADS.getThreadCpuTime(THREADS.getAllThreadIds())) {
+            sum += Math.max(0, cpu);                // -1: the thread ended between the two calls
+        }
+        return sum;
+    }
+
+    /**
      * Each thread's CPU time between two snapshots, the busiest first; threads that used none are left out.
      *
      * @param before the snapshot taken before the phase

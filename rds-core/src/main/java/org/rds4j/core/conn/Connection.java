@@ -2,9 +2,7 @@ package org.rds4j.core.conn;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
@@ -32,12 +30,12 @@ public final class Connection {
     private final CongestionMap localMap;
     private final CongestionMap peerMap;
     private final ConnectionPath[] paths;
-    private final InetSocketAddress[] sourceCache = new InetSocketAddress[256];
+    private final SourceAddresses sources;
     private final Multipath multipath;
     /** What this peer has queued on our sockets and unread, against RdsStackConfig.peerReceiveBytes. */
     private final PeerReceiveBudget receiveBudget;
-    /** A buffer for a congestion map being received, shared by the paths: one per connection, not one per path. */
-    private final AtomicReference<ByteBuffer> mapScratch = new AtomicReference<>();
+    /** A buffer for a congestion map being received, shared by the paths. */
+    final MapScratch mapScratch = new MapScratch();
     private final PathPlacement placement;
     private volatile long peerGeneration;
     private final PeerAcks peerAcks = new PeerAcks(this);
@@ -60,6 +58,7 @@ public final class Connection {
                       ConnectionEnvironment env, CongestionMap peerMap) {
         this.local = local;
         this.peer = peer;
+        this.sources = new SourceAddresses(peer);
         this.transportName = transportName;
         this.transport = transport;
         this.env = env;
@@ -364,18 +363,9 @@ public final class Connection {
         return peerAcks;
     }
 
-    /**
-     * The source address of a message from the peer's {@code port}: cached, so that steady traffic between a few
-     * ports allocates no address objects. Racy by design: a miss only costs an allocation.
-     */
+    /** The source address of a message from the peer's {@code port} (cached: {@link SourceAddresses}). */
     InetSocketAddress source(int port) {
-        int slot = port & (sourceCache.length - 1);
-        InetSocketAddress a = sourceCache[slot];
-        if (a == null || a.getPort() != port) {
-            a = new InetSocketAddress(peer, port);
-            sourceCache[slot] = a;
-        }
-        return a;
+        return sources.of(port);
     }
 
     /**
@@ -397,17 +387,6 @@ public final class Connection {
         for (ConnectionPath p : paths) {
             p.queueCongestionUpdate();
         }
-    }
-
-    /** A buffer for an incoming congestion map: the connection's one if free, else a new one. */
-    ByteBuffer takeMapScratch() {
-        ByteBuffer b = mapScratch.getAndSet(null);
-        return b != null ? b.clear() : ByteBuffer.allocate(CongestionMap.BYTES);
-    }
-
-    /** Gives back a buffer from {@link #takeMapScratch}. */
-    void giveMapScratch(ByteBuffer b) {
-        mapScratch.set(b);
     }
 
     /**

@@ -263,7 +263,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
                 return null;                        // the kernel ignores maps of any other size
             }
             if (congestionScratch == null) {
-                congestionScratch = path.connection().takeMapScratch();
+                congestionScratch = path.connection().mapScratch.take();
             }
             return congestionScratch;
         }
@@ -291,7 +291,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (h.isCongestionMap()) {
             if (payload != null) {
                 path.receiver().receiveCongestionMap(payload);
-                path.connection().giveMapScratch(congestionScratch);   // one buffer per connection, not per path
+                path.connection().mapScratch.give(congestionScratch);   // one buffer per connection, not per path
                 congestionScratch = null;
             }
             return;

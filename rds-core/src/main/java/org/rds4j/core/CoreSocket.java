@@ -54,6 +54,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     private final ReceiveQueue receiveQueue;
     /** Spare messages with their buffers: as many as the socket once had in flight. */
     private final MessagePool messages = new MessagePool();
+    private final SendCoalescer coalescer = new SendCoalescer();     // small sends that can go at once, in runs
     private final SelectorRegistrations registrations = new SelectorRegistrations();
 
     private volatile boolean closed;
@@ -189,6 +190,9 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         checkConfirmable(c);
         // Copied before waiting for the peer's port or for budget, as the kernel's rds_sendmsg copies before it waits:
         // the bytes sent are those the buffer held when send was called, and a sender that waits has its copy done.
+        if (!zeroCopy && coalescer.trySend(payload, c, from.getPort(), dport, sendBuffer, messages, this)) {
+            return len;                                  // appended to a run, or the first of one: queued
+        }
         OutgoingMessage m = messages.take();
         if (zeroCopy) {
             m.fillZeroCopy(from.getPort(), dport, payload.slice(), cookie, this);   // a view, no copy
@@ -212,6 +216,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
         payload.position(payload.limit());
         c.enqueue(from.getPort(), m);                    // the path counts SEND_QUEUED as it takes messages in
+        coalescer.queuedWithoutRun();
         return len;
     }
 
@@ -237,26 +242,27 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     }
 
     @Override
-    public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+    public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
         if (zeroCopyUsed) {
             for (OutgoingMessage m = first; m != null; m = m == last ? null : m.next()) {
                 zeroCopyDone(m);
             }
         }
-        messages.giveBack(first, last, count);      // with their buffers, for the next sends
+        messages.giveBack(first, last, entries);    // with their buffers, for the next sends
         sendBuffer.release(count, bytes);
         signalSelectors();
     }
 
     @Override
     public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
-        int len = message.length();
+        int n = message.entries();                  // a run fails each message it carries
+        for (int i = 0; i < n && options.recvErr() && !closed; i++) {
+            receiveQueue.addFailure(RdsDatagram.sendFailed(destination, message.length(i), reason, System.nanoTime()));
+        }
+        long len = message.length();
         zeroCopyDone(message);
         messages.giveBack(message);
-        sendBuffer.release(1, len);
-        if (options.recvErr() && !closed) {
-            receiveQueue.addFailure(RdsDatagram.sendFailed(destination, len, reason, System.nanoTime()));
-        }
+        sendBuffer.release(n, len);
         signalSelectors();
     }
 

@@ -75,6 +75,22 @@ final class SendBuffer {
         return reserveSlow(len, blocking, timeoutNanos, socket);
     }
 
+    /**
+     * Takes room for a message of {@code len} bytes if there is some now; never waits.
+     *
+     * @return -1 if the budget is full (nothing taken); else 1 if it was at least half full (ask for a prompt
+     *         acknowledgement, as {@link #reserve} says), 0 if not
+     */
+    int tryReserve(int len) {
+        long b = budget;
+        long q = bytes.get();
+        if (q < b && bytes.compareAndSet(q, q + len)) {
+            messages.incrementAndGet();
+            return q >= b / 2 ? 1 : 0;
+        }
+        return -1;
+    }
+
     private boolean reserveSlow(int len, boolean blocking, long timeoutNanos, CoreSocket socket)
             throws java.io.IOException {
         long deadline = timeoutNanos == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;

@@ -141,6 +141,18 @@ public final class Connection {
     public void enqueue(int sourcePort, OutgoingMessage m) {
         int lanes = multipath.lanes();
         paths[laneOf(sourcePort, lanes)].enqueue(m);
+        queued(sourcePort, lanes);
+    }
+
+    /**
+     * A socket's message joined a path's inbox, pushed ({@link #enqueue}) or appended to a run there
+     * ({@link OutgoingMessage#append}), after its sender read {@code lanes}: if that was one lane and the lanes have
+     * opened since, path 0 may have taken its catch-up target before the message, and takes it again.
+     *
+     * @param sourcePort the sending socket's RDS port
+     * @param lanes the lanes the sender read before it queued the message
+     */
+    public void queued(int sourcePort, int lanes) {
         if (lanes == 1 && multipath.cameLate(sourcePort)) {
             paths[0].restartCatchUp();
         }

@@ -17,21 +17,23 @@ public interface MessageOwner {
 
     /**
      * The peer has {@code count} more of this socket's messages, {@code bytes} payload bytes in all (or the socket
-     * closed and they were dropped): give the space back, and take the messages, linked through
+     * closed and they were dropped): give the space back, and take the queue entries, linked through
      * {@link OutgoingMessage#next} from {@code first} to {@code last} in sequence order, back for reuse. Called once
      * per batch of releases, not per message, so that waking a blocked sender and recycling cost once per
-     * acknowledgement. The path does not touch the messages after this call.
+     * acknowledgement. The path does not touch the entries after this call.
      *
-     * @param first the first released message, the lowest sequence number
-     * @param last the last released message
-     * @param count how many messages the chain holds
+     * @param first the first released entry, the lowest sequence number
+     * @param last the last released entry
+     * @param entries how many entries the chain holds
+     * @param count how many messages they carry (more than {@code entries} when some are runs: {@link MessageRun})
      * @param bytes their payload bytes in all
      */
-    void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes);
+    void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes);
 
     /**
-     * The message will not be delivered: it left the send buffer without reaching the peer. The path does not touch
-     * the message after this call (the owner recycles it).
+     * The message will not be delivered: it left the send buffer without reaching the peer; for a run
+     * ({@link OutgoingMessage#entries()} above 1), none of the messages it carries will. The path does not touch the
+     * entry after this call (the owner recycles it).
      *
      * @param message the message that failed
      * @param destination where it was going

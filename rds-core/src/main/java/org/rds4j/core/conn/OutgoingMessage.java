@@ -1,6 +1,7 @@
 package org.rds4j.core.conn;
 
 import java.nio.ByteBuffer;
+import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.PayloadLoan;
 import org.rds4j.core.wire.ExtensionHeaders;
 import org.rds4j.core.wire.HeaderEncoder;
@@ -43,6 +44,19 @@ public final class OutgoingMessage {
     boolean retransmit;
     /** The link in a path's inbox (application threads push, the path takes them all at once). */
     OutgoingMessage next;
+    /** Payloads up to this size may travel in runs ({@link MessageRun}). */
+    public static final int RUN_ENTRY_MAX = MessageRun.ENTRY_MAX;
+    /** The largest buffer a run grows to. */
+    public static final int RUN_MAX_BYTES = MessageRun.MAX_BYTES;
+    /** {@link #append} took the message. */
+    public static final int APPENDED = MessageRun.APPENDED;
+    /** {@link #append} found the run open but its buffer full. */
+    public static final int RUN_FULL = MessageRun.FULL;
+
+    /** This entry carries a run of small messages ({@link MessageRun}), numbered from {@link #sequence} on. */
+    boolean isRun;
+    /** The run storage, kept with the message for its next run once it has carried one. */
+    private MessageRun run;
 
     /** An empty message for a socket's pool; {@link #fill} makes it a data message. */
     public OutgoingMessage() {
@@ -101,6 +115,89 @@ public final class OutgoingMessage {
         this.zeroCopy = false;
         this.cookie = 0;
         return init(sourcePort, destinationPort, owner);
+    }
+
+    /**
+     * Makes this (pooled) message the first of a run ({@link MessageRun}): a copy of {@code data}'s remaining bytes
+     * in a buffer of at least {@code capacity} bytes, to which the same sender may append more messages to the same
+     * port until the path takes the entry in. {@code data}'s position is left unchanged.
+     *
+     * @param sourcePort the sending socket's RDS port, 0 to 65535
+     * @param destinationPort the receiving socket's RDS port, 0 to 65535
+     * @param data the bytes of the first message, copied
+     * @param owner the sending socket, told when the messages are released
+     * @param capacity the buffer size the run may fill
+     * @return this message
+     */
+    public OutgoingMessage fillRun(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
+                                   int capacity) {
+        int len = data.remaining();
+        MessageBuffer o = own;
+        if (o == null || o.bytes.capacity() < capacity || o.isLent()) {
+            o = new MessageBuffer(capacityFor(capacity));
+            own = o;
+        }
+        ByteBuffer p = o.bytes;
+        p.clear();                                    // limit = capacity: appends write past the first message
+        p.put(0, data, data.position(), len);
+        this.payload = p;
+        this.zeroCopy = false;
+        this.cookie = 0;
+        init(sourcePort, destinationPort, owner);
+        if (run == null) {
+            run = new MessageRun();
+        }
+        run.start(p, len);
+        isRun = true;
+        return this;
+    }
+
+    /**
+     * Appends one more message to this run, unless the path has taken it in, it is full, or it is not a run. Only
+     * the socket's one appending sender calls this.
+     *
+     * @param data the payload, copied; its position is left unchanged
+     * @param askForAck whether the sender's budget was at least half full
+     * @return {@link #APPENDED}; {@link #RUN_FULL} if the run was still open but its buffer had no room (larger runs
+     *         would have carried more); anything else if the path has taken it in or it is not a run
+     */
+    public int append(ByteBuffer data, boolean askForAck) {
+        return isRun ? run.append(payload, data, askForAck) : MessageRun.TAKEN;
+    }
+
+    /** The path takes the entry in: no more appends. Returns how many messages it carries. */
+    int seal() {
+        return isRun ? run.seal() : 1;
+    }
+
+    /** How many messages the entry carries: 1, or a run's (so far, while it may still grow). */
+    public int entries() {
+        return isRun ? run.count() : 1;
+    }
+
+    /** The sequence number of the entry's last message. */
+    long lastSequence() {
+        return isRun ? sequence + run.count() - 1 : sequence;
+    }
+
+    /**
+     * The payload length of message {@code i} of the entry.
+     *
+     * @param i 0 to {@link #entries()} - 1
+     * @return h_len of that message
+     */
+    public int length(int i) {
+        return isRun ? run.length(i) : payload.limit();
+    }
+
+    /** Writes the entry's frames: the message, or each message of a run. */
+    void writeTo(FrameSink sink, HeaderEncoder e, long ack, boolean askForAck) {
+        if (isRun) {
+            run.write(sink, e, sequence, ack, sourcePort, destinationPort, retransmit, askForAck, ackRequired);
+        } else {
+            encodeHeader(e, ack, askForAck);
+            sink.write(e.buffer(), payload, loan());
+        }
     }
 
     /**
@@ -203,6 +300,10 @@ public final class OutgoingMessage {
         this.sequence = 0;
         this.retransmit = false;
         this.next = null;
+        if (isRun) {
+            isRun = false;
+            run.close();                              // a stale appender's reservation fails from here on
+        }
         return this;
     }
 
@@ -258,12 +359,12 @@ public final class OutgoingMessage {
     }
 
     /**
-     * The payload length, h_len.
+     * The payload length, h_len; for a run, its messages' lengths together.
      *
      * @return the payload size in bytes, header excluded
      */
     public int length() {
-        return payload.limit();
+        return isRun ? (int) run.bytes() : payload.limit();
     }
 
     /**
@@ -327,6 +428,7 @@ public final class OutgoingMessage {
     @Override
     public String toString() {
         return "OutgoingMessage[seq=" + Long.toUnsignedString(sequence) + ", " + sourcePort + "->" + destinationPort
-                + ", " + (payload == null ? 0 : payload.limit()) + " bytes" + (retransmit ? ", retransmit" : "") + "]";
+                + ", " + (payload == null ? 0 : length()) + " bytes" + (isRun ? " in " + entries() + " messages" : "")
+                + (retransmit ? ", retransmit" : "") + "]";
     }
 }

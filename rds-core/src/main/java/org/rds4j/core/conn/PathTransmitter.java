@@ -109,7 +109,7 @@ final class PathTransmitter {
             OutgoingMessage next = m.next;
             if (m.owner != null && m.owner.isClosed()) {
                 queue.unlink(prev, m);                 // closing a socket discards what it has queued, as the kernel
-                m.owner.released(m, m, 1, m.length());
+                m.owner.released(m, m, 1, m.entries(), m.length());
                 m = next;
                 continue;
             }
@@ -117,8 +117,7 @@ final class PathTransmitter {
                 more = true;
                 break;
             }
-            m.encodeHeader(headers, ack, askForAck);
-            sink.write(headers.buffer(), m.payload, m.loan());
+            m.writeTo(sink, headers, ack, askForAck);   // a run writes a frame per message it carries
             acks.wrote(m);                             // the h_ack just written covers everything received so far
             if (m.retained) {
                 prev = m;                              // kept until the peer has it

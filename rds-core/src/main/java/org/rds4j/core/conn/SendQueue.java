@@ -89,14 +89,16 @@ final class SendQueue {
         }
         int n = 0;
         for (OutgoingMessage q = reversed; q != null; q = q.next) {
-            q.sequence = nextSeq++;
-            n++;
+            int k = q.seal();                         // a run takes a number per message it carries
+            q.sequence = nextSeq;
+            nextSeq += k;
+            n += k;
         }
         append(reversed, last, n);
         counters.add(Counter.SEND_QUEUED, n);         // once per batch: senders share no counter
     }
 
-    /** Appends a chain, already linked from {@code first} to {@code last} (whose link is null), as unsent. */
+    /** Appends a chain, linked from {@code first} to {@code last} (whose link is null), as unsent: n messages. */
     private void append(OutgoingMessage first, OutgoingMessage last, int n) {
         if (tail == null) {
             head = first;
@@ -137,7 +139,7 @@ final class SendQueue {
             lastSent = prev;
         }
         m.next = null;
-        count--;
+        count -= m.entries();
     }
 
     /**
@@ -247,7 +249,7 @@ final class SendQueue {
 
     /** The number of the newest message written and not yet released, 0 if none. */
     long newestSent() {
-        return lastSent == null ? 0 : lastSent.sequence;
+        return lastSent == null ? 0 : lastSent.lastSequence();
     }
 
     long nextSeq() {
@@ -268,7 +270,7 @@ final class SendQueue {
     long[] census() {
         long[] c = new long[4];
         for (OutgoingMessage m = inboxTop(); m != null; m = m.next) {
-            c[0]++;
+            c[0] += m.entries();
             c[1] += m.length();
         }
         boolean written = lastSent != null;
@@ -276,7 +278,7 @@ final class SendQueue {
             if (m == firstUnsent) {
                 written = false;
             }
-            c[written ? 2 : 0]++;
+            c[written ? 2 : 0] += m.entries();
             c[written ? 3 : 1] += m.length();
         }
         return c;
@@ -308,12 +310,13 @@ final class SendQueue {
         MessageOwner run = null;
         OutgoingMessage first = null;
         OutgoingMessage last = null;
+        int runEntries = 0;
         int runCount = 0;
         long bytes = 0;
         int released = 0;
-        while (m != stop && Long.compareUnsigned(m.sequence, seq) <= 0) {
+        while (m != stop && Long.compareUnsigned(m.lastSequence(), seq) <= 0) {   // a run goes when all of it is in
             OutgoingMessage next = m.next;
-            released++;
+            released += m.entries();
             gone(m);
             if (m == lastSent) {
                 lastSent = null;                      // every written message goes
@@ -322,16 +325,18 @@ final class SendQueue {
             if (o != run || o == null) {
                 if (run != null) {
                     last.next = null;                 // the run ends here: cut it from what follows
-                    run.released(first, last, runCount, bytes);
+                    run.released(first, last, runEntries, runCount, bytes);
                 }
                 run = o;
                 first = m;
+                runEntries = 0;
                 runCount = 0;
                 bytes = 0;
             }
             if (o != null) {
                 last = m;                             // consecutive messages of one socket: already linked
-                runCount++;
+                runEntries++;
+                runCount += m.entries();
                 bytes += m.length();
             } else {
                 m.next = null;
@@ -345,9 +350,9 @@ final class SendQueue {
         count -= released;
         if (run != null) {
             last.next = null;
-            run.released(first, last, runCount, bytes);
+            run.released(first, last, runEntries, runCount, bytes);
         }
-        return true;
+        return released > 0;                          // a run partly acknowledged stays whole
     }
 
     /**
@@ -372,7 +377,7 @@ final class SendQueue {
             } else {
                 if (written) {
                     m.retransmit = true;
-                    requeued++;
+                    requeued += m.entries();
                 }
                 prev = m;
             }
@@ -399,7 +404,7 @@ final class SendQueue {
         while (lastSent != null) {
             OutgoingMessage m = head;
             unlink(null, m);
-            flushed++;
+            flushed += m.entries();
             gone(m);
             if (m.owner != null) {
                 m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
@@ -439,8 +444,8 @@ final class SendQueue {
             OutgoingMessage next = m.next;
             if (m.owner == owner && (port < 0 || m.destinationPort == port)) {
                 unlink(prev, m);
+                n += m.entries();
                 owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
-                n++;
             } else {
                 prev = m;
             }
@@ -463,8 +468,8 @@ final class SendQueue {
             unlink(null, m);
             gone(m);
             if (m.owner != null) {
+                n += m.entries();
                 m.owner.failed(m, destination(m), reason);
-                n++;
             }
         }
         return n;

@@ -69,7 +69,7 @@ final class KernelPeerHarness {
         }
 
         @Override
-        public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+        public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
             int n = 0;
             for (OutgoingMessage m = first; m != null; m = m == last ? null : m.next) {
                 long id = idOf(m);

@@ -56,7 +56,7 @@ final class PathHarness {
         }
 
         @Override
-        public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+        public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
             if (count <= 0) {
                 throw new AssertionError("a release of " + count + " messages");
             }

@@ -21,7 +21,8 @@ import org.rds4j.core.RdsCounters;
  * {@link SendQueue} against a model of two plain lists (written and held, not yet written) and an inbox, under random
  * sequences of what a path does to it: senders pushing, the path adding its own messages, transmit passes that write
  * part of the queue (dropping what is not kept and what closed sockets queued), acknowledgements, resets, peer
- * restarts, cancels and purges. After every step the queue holds the same messages in the same order, with the same
+ * restarts, cancels and purges; some entries are runs of messages ({@link MessageRun}), which senders append to
+ * while they wait in the inbox. After every step the queue holds the same messages in the same order, with the same
  * numbers and flags, and every message that left it went to its owner exactly once, released chains in order and
  * properly cut. jqwik prints the seed of a failing run.
  */
@@ -44,6 +45,8 @@ class SendQueueModelTest {
         final List<OutgoingMessage> expectedBack = new ArrayList<>();
         long nextSeq = 1;
         int pongs;
+        /** How many messages each entry carries, as the model counts them: more than one for a run. */
+        final java.util.Map<OutgoingMessage, Integer> carries = new java.util.IdentityHashMap<>();
 
         Run(Random random) {
             this.random = random;
@@ -52,8 +55,10 @@ class SendQueueModelTest {
         void go(int steps) {
             for (int i = 0; i < steps; i++) {
                 int op = random.nextInt(100);
-                if (op < 30) {
+                if (op < 25) {
                     push();
+                } else if (op < 30) {
+                    appendToRun();
                 } else if (op < 40) {
                     addOwn();
                 } else if (op < 65) {
@@ -81,11 +86,57 @@ class SendQueueModelTest {
             int n = 1 + random.nextInt(4);
             for (int i = 0; i < n; i++) {
                 Owner o = owners[random.nextInt(2)];
-                OutgoingMessage m = new OutgoingMessage(4000, 1 + random.nextInt(2), ByteBuffer.allocate(8), o, null,
-                        false);
+                OutgoingMessage m;
+                if (random.nextBoolean()) {
+                    m = new OutgoingMessage(4000, 1 + random.nextInt(2), ByteBuffer.allocate(8), o, null, false);
+                } else {                                             // the first of a run, which may grow
+                    m = new OutgoingMessage().fillRun(4000, 1 + random.nextInt(2), payload(), o, 64);
+                }
+                carries.put(m, 1);
                 queue.push(m);
                 inbox.add(m);
             }
+        }
+
+        ByteBuffer payload() {
+            return ByteBuffer.allocate(random.nextInt(12));
+        }
+
+        /**
+         * A sender appends to a run: one still in the inbox takes it unless its 64 bytes are full; one the path has
+         * taken in (numbered) refuses, and so does an entry that is not a run.
+         */
+        void appendToRun() {
+            List<OutgoingMessage> candidates = random.nextInt(4) == 0 ? numbered : inbox;
+            if (candidates.isEmpty()) {
+                return;
+            }
+            OutgoingMessage m = candidates.get(random.nextInt(candidates.size()));
+            long before = m.length();
+            ByteBuffer p = payload();
+            int answer = m.append(p, false);
+            boolean open = inbox.contains(m) && m.isRun;
+            if (open && before + p.remaining() <= 64 && k(m) < MessageRun.MAX_ENTRIES) {
+                assertEquals(OutgoingMessage.APPENDED, answer, "an open run takes the message");
+                carries.merge(m, 1, Integer::sum);
+                assertEquals(before + p.remaining(), m.length(), "the run's bytes");
+            } else {
+                assertTrue(answer != OutgoingMessage.APPENDED, "a full, taken or plain entry refuses");
+                assertEquals(before, m.length(), "and stays as it was");
+            }
+            assertEquals(k(m), m.entries(), "the messages it carries");
+        }
+
+        int k(OutgoingMessage m) {
+            return carries.getOrDefault(m, 1);
+        }
+
+        int total(List<OutgoingMessage> list) {
+            int n = 0;
+            for (OutgoingMessage m : list) {
+                n += k(m);
+            }
+            return n;
         }
 
         void takeInbox() {
@@ -101,7 +152,8 @@ class SendQueueModelTest {
 
         void expectNumber(OutgoingMessage m) {
             numbered.add(m);
-            numbers.add(nextSeq++);
+            numbers.add(nextSeq);
+            nextSeq += k(m);                                  // a run takes a number per message
         }
 
         void addOwn() {
@@ -142,7 +194,7 @@ class SendQueueModelTest {
                 if (m.owner != null && m.owner.isClosed()) {
                     queue.unlink(prev, m);
                     expectedBack.add(m);
-                    m.owner.released(m, m, 1, m.length());
+                    m.owner.released(m, m, 1, k(m), m.length());
                 } else {
                     wrote++;
                     if (m.retained) {
@@ -162,7 +214,8 @@ class SendQueueModelTest {
             long top = nextSeq + 1;
             long seq = random.nextInt((int) Math.max(1, top));
             boolean any = false;
-            while (!written.isEmpty() && Long.compareUnsigned(written.get(0).sequence, seq) <= 0) {
+            while (!written.isEmpty()                               // a run goes once its last message is in
+                    && Long.compareUnsigned(written.get(0).sequence + k(written.get(0)) - 1, seq) <= 0) {
                 OutgoingMessage m = written.remove(0);
                 any = true;
                 gone(m);
@@ -219,7 +272,7 @@ class SendQueueModelTest {
                 for (OutgoingMessage m : list) {
                     if (m.owner == o && (port < 0 || m.destinationPort == port)) {
                         expectedBack.add(m);
-                        expected++;
+                        expected += k(m);
                     }
                 }
                 list.removeIf(m -> m.owner == o && (port < 0 || m.destinationPort == port));
@@ -265,7 +318,8 @@ class SendQueueModelTest {
             assertEquals(written, SendQueueView.messages(queue, true), at + ": written and held");
             List<OutgoingMessage> expectedUnsent = new ArrayList<>(unsent);
             assertEquals(expectedUnsent, SendQueueView.messages(queue, false), at + ": not yet written");
-            assertEquals(written.isEmpty() ? 0 : written.get(written.size() - 1).sequence, queue.newestSent(), at);
+            OutgoingMessage newest = written.isEmpty() ? null : written.get(written.size() - 1);
+            assertEquals(newest == null ? 0 : newest.sequence + k(newest) - 1, queue.newestSent(), at);
             assertEquals(!written.isEmpty(), queue.hasSent(), at);
             assertEquals(!unsent.isEmpty() || !inbox.isEmpty(), queue.hasUnsent(), at);
             assertEquals(pongs, queue.pongsHeld(), at + ": pongs held");
@@ -274,14 +328,14 @@ class SendQueueModelTest {
                         at + ": the number of " + numbered.get(i));
             }
             long[] census = queue.census();
-            assertEquals(unsent.size() + inbox.size(), census[0], at + ": census of queued");
-            assertEquals(written.size(), census[2], at + ": census of written");
+            assertEquals(total(unsent) + total(inbox), census[0], at + ": census of queued");
+            assertEquals(total(written), census[2], at + ": census of written");
             List<OutgoingMessage> back = new ArrayList<>(owners[0].back);
             back.addAll(owners[1].back);
             assertEquals(expectedBack.size(), back.size(), at + ": messages given back to their sockets");
             assertTrue(back.containsAll(expectedBack), at + ": the right ones");
             if (inbox.isEmpty()) {
-                assertEquals(written.size() + unsent.size(), queue.size(), at + ": size");
+                assertEquals(total(written) + total(unsent), queue.size(), at + ": messages held");
                 OutgoingMessage oldest = !written.isEmpty() ? written.get(0) : unsent.isEmpty() ? null : unsent.get(0);
                 assertEquals(oldest == null ? nextSeq : oldest.sequence, queue.oldestSeq(), at + ": oldest");
             }
@@ -299,8 +353,9 @@ class SendQueueModelTest {
         }
 
         @Override
-        public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+        public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
             int n = 0;
+            int messages = 0;
             long b = 0;
             long seq = -1;
             for (OutgoingMessage m = first; ; m = m.next) {
@@ -309,14 +364,16 @@ class SendQueueModelTest {
                 seq = m.sequence;
                 back.add(m);
                 n++;
+                messages += m.entries();
                 b += m.length();
                 if (m == last) {
                     assertNull(m.next, "the chain is cut after its last message");
                     break;
                 }
-                assertTrue(n < count, "the chain is longer than its count");
+                assertTrue(n < entries, "the chain is longer than its count");
             }
-            assertEquals(count, n, "released count");
+            assertEquals(entries, n, "released entries");
+            assertEquals(count, messages, "released messages");
             assertEquals(bytes, b, "released bytes");
         }
 

@@ -28,7 +28,7 @@ class ZeroCopyLoanTest {
         }
 
         @Override
-        public void released(OutgoingMessage first, OutgoingMessage last, int count, long bytes) {
+        public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
             throw new AssertionError("not used here");
         }
 

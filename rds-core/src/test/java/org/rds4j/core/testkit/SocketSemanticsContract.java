@@ -102,6 +102,66 @@ public abstract class SocketSemanticsContract extends TwoHostsContract {
         System.out.printf("%d large messages intact and in order through %d timed-out receives%n", count, timedOut);
     }
 
+    /**
+     * Two threads send on one socket to one port, small messages (which may travel in runs) mixed with larger ones
+     * and zero-length ones, as fast as the budget lets them: each thread's messages arrive complete, intact and in
+     * the order it sent them. A small message must never join a run queued before a message the same thread sent
+     * the ordinary way. Seeded: a failure names the seed.
+     */
+    @Test
+    void mixedSizesFromTwoThreadsOnOneSocketArriveInEachThreadsOrder() throws Exception {
+        long seed = System.nanoTime();
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4001);
+        b.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(30));   // a lost message fails, not hangs
+        int threads = 2;
+        int perThread = 15_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> sends = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                sends.add(pool.submit(() -> {
+                    SplittableRandom sizes = new SplittableRandom(seed + thread);
+                    ByteBuffer buf = ByteBuffer.allocate(3000);
+                    for (int k = 0; k < perThread; k++) {
+                        int pick = sizes.nextInt(10);
+                        int size = pick < 6 ? 12 + sizes.nextInt(100) : pick < 9 ? 1000 + sizes.nextInt(2000) : 12;
+                        buf.clear();
+                        buf.putInt(thread).putLong(k);
+                        for (int i = 12; i < size; i++) {
+                            buf.put((byte) (k + i));
+                        }
+                        buf.flip();
+                        a.send(buf, b.localAddress());
+                    }
+                    return null;
+                }));
+            }
+            long[] next = new long[threads];
+            RdsMessageInfo info = new RdsMessageInfo();
+            ByteBuffer dst = ByteBuffer.allocate(4096);
+            for (int n = 0; n < threads * perThread; n++) {
+                dst.clear();
+                int len = b.receive(dst, info, 0);
+                int thread = dst.getInt(0);
+                long k = dst.getLong(4);
+                assertEquals(next[thread], k, "thread " + thread + "'s messages out of order (seed " + seed + ")");
+                for (int i = 12; i < len; i++) {
+                    assertEquals((byte) (k + i), dst.get(i), "message " + k + "'s byte " + i + " (seed " + seed + ")");
+                }
+                next[thread]++;
+            }
+            for (Future<?> f : sends) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            b.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofMillis(100));
+            assertThrows(EtimedoutException.class, () -> b.receive(ByteBuffer.allocate(16), info, 0), "no extra");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     private static byte[] pattern(int size, long seed) {
         byte[] b = new byte[size];
         new SplittableRandom(seed).nextBytes(b);

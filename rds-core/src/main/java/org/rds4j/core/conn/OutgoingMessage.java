@@ -170,7 +170,11 @@ public final class OutgoingMessage {
         return isRun ? run.seal() : 1;
     }
 
-    /** How many messages the entry carries: 1, or a run's (so far, while it may still grow). */
+    /**
+     * How many messages the entry carries.
+     *
+     * @return 1, or a run's count (so far, while it may still grow in the inbox)
+     */
     public int entries() {
         return isRun ? run.count() : 1;
     }

@@ -101,20 +101,29 @@ public final class OutgoingMessage {
      * @return this message
      */
     public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner) {
-        int len = data.remaining();
+        copyIn(data, data.remaining()).limit(data.remaining());
+        return init(sourcePort, destinationPort, owner);
+    }
+
+    /**
+     * Copies {@code data}'s remaining bytes to the start of the message's own buffer, reused if it holds at least
+     * {@code capacity} bytes and is not lent, and makes it the payload; {@code data}'s position is left unchanged.
+     *
+     * @return the buffer, its limit at its capacity
+     */
+    private ByteBuffer copyIn(ByteBuffer data, int capacity) {
         MessageBuffer o = own;
-        if (o == null || o.bytes.capacity() < len || o.isLent()) {
-            o = new MessageBuffer(capacityFor(len));
+        if (o == null || o.bytes.capacity() < capacity || o.isLent()) {
+            o = new MessageBuffer(capacityFor(capacity));
             own = o;
         }
         ByteBuffer p = o.bytes;
         p.clear();
-        p.put(0, data, data.position(), len);
-        p.limit(len);
+        p.put(0, data, data.position(), data.remaining());
         this.payload = p;
         this.zeroCopy = false;
         this.cookie = 0;
-        return init(sourcePort, destinationPort, owner);
+        return p;
     }
 
     /**
@@ -131,23 +140,12 @@ public final class OutgoingMessage {
      */
     public OutgoingMessage fillRun(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
                                    int capacity) {
-        int len = data.remaining();
-        MessageBuffer o = own;
-        if (o == null || o.bytes.capacity() < capacity || o.isLent()) {
-            o = new MessageBuffer(capacityFor(capacity));
-            own = o;
-        }
-        ByteBuffer p = o.bytes;
-        p.clear();                                    // limit = capacity: appends write past the first message
-        p.put(0, data, data.position(), len);
-        this.payload = p;
-        this.zeroCopy = false;
-        this.cookie = 0;
+        ByteBuffer p = copyIn(data, capacity);         // limit = capacity: appends write past the first message
         init(sourcePort, destinationPort, owner);
         if (run == null) {
             run = new MessageRun();
         }
-        run.start(p, len);
+        run.start(p, data.remaining());
         isRun = true;
         return this;
     }

@@ -54,8 +54,7 @@ final class MessageRun {
     private boolean ask;
     /** Where the next payload goes: the appending sender's alone. */
     private int fill;
-    /** After the seal: the messages and their bytes. */
-    private int count;
+    /** After the seal: the messages' bytes; -1 before. */
     private long bytes;
     /** A view of the buffer, for one message's payload at a time. */
     private ByteBuffer view;
@@ -70,8 +69,7 @@ final class MessageRun {
         lengths[0] = firstLength;
         fill = firstLength;
         ask = false;
-        count = 0;
-        bytes = 0;
+        bytes = -1;
         PUBLISHED.setRelease(this, 1);
         STATE.setRelease(this, 1);
     }
@@ -131,27 +129,22 @@ final class MessageRun {
                 Thread.yield();                       // the appending sender lost its core mid-copy
             }
         }
-        long b = 0;
-        for (int i = 0; i < reserved; i++) {
-            b += lengths[i];
-        }
-        count = reserved;
-        bytes = b;
+        bytes = sum(reserved);
         return reserved;
     }
 
-    /** Messages in the run: all of them once sealed, else those written so far (for inspection). */
+    /** Messages in the run: those written so far, which once sealed are all of them. */
     int count() {
-        int n = count;
-        return n != 0 ? n : (int) PUBLISHED.getAcquire(this);
+        return (int) PUBLISHED.getAcquire(this);
     }
 
-    /** Their payload bytes: all once sealed, else those written so far. */
+    /** Their payload bytes: all once sealed, else those written so far (for inspection). */
     long bytes() {
-        if (count != 0) {
-            return bytes;
-        }
-        int n = (int) PUBLISHED.getAcquire(this);
+        long b = bytes;
+        return b >= 0 ? b : sum(count());
+    }
+
+    private long sum(int n) {
         long b = 0;
         for (int i = 0; i < n; i++) {
             b += lengths[i];
@@ -174,7 +167,7 @@ final class MessageRun {
         boolean asks = askForAck && (ackRequired || ask);
         int off = 0;
         ByteBuffer v = view;
-        int n = count;
+        int n = count();
         for (int i = 0; i < n; i++) {
             int len = lengths[i];
             int flags = (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0)

@@ -23,6 +23,7 @@ import org.rds4j.core.conn.OutgoingMessage;
  * (its pool holds a buffer per message in flight), and one that streams to one port gets runs of up to 64.
  */
 final class SendCoalescer {
+    private static final int MIN_CAPACITY = 64;
     private static final VarHandle BUSY;
 
     static {
@@ -40,7 +41,6 @@ final class SendCoalescer {
     private volatile OutgoingMessage open;
     private Connection openConnection;
     private int openLanes;
-    private static final int MIN_CAPACITY = 64;
     /** The buffer size of the next run. */
     private int capacity = MIN_CAPACITY;
     @SuppressWarnings("unused")        // through BUSY

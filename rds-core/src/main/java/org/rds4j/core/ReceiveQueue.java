@@ -39,10 +39,7 @@ final class ReceiveQueue {
     private Arrival tail;
     private final ArrayDeque<RdsDatagram> failures = new ArrayDeque<>();
     private long monitorNotify;
-    /** Cookies of zero-copy messages done with, not yet reported (a ring that grows). */
-    private int[] cookies = new int[16];
-    private int cookieHead;
-    private int cookieCount;
+    private final CompletionCookies cookies = new CompletionCookies();
     private long queuedBytes;
     private boolean congested;
     private boolean closed;
@@ -206,19 +203,10 @@ final class ReceiveQueue {
             if (closed) {
                 return;
             }
-            if (cookieCount == cookies.length) {
-                int[] grown = new int[cookies.length * 2];
-                for (int i = 0; i < cookieCount; i++) {
-                    grown[i] = cookies[(cookieHead + i) % cookies.length];
-                }
-                cookies = grown;
-                cookieHead = 0;
-            }
-            cookies[(cookieHead + cookieCount) % cookies.length] = cookie;
-            if (cookieCount == 0) {
+            if (cookies.isEmpty()) {
                 available++;
             }
-            cookieCount++;
+            cookies.add(cookie);
             readable.signal();
         } finally {
             lock.unlock();
@@ -227,17 +215,9 @@ final class ReceiveQueue {
 
     /** Up to eight pending cookies as one notification (the kernel coalesces them the same way). Under the lock. */
     private Arrival takeCookies(boolean peek) {
-        int n = Math.min(cookieCount, RdsDatagram.MAX_ZEROCOPY_COOKIES);
-        int[] batch = new int[n];
-        for (int i = 0; i < n; i++) {
-            batch[i] = cookies[(cookieHead + i) % cookies.length];
-        }
-        if (!peek) {
-            cookieHead = (cookieHead + n) % cookies.length;
-            cookieCount -= n;
-            if (cookieCount == 0) {
-                available--;
-            }
+        int[] batch = cookies.take(peek);
+        if (!peek && cookies.isEmpty()) {
+            available--;
         }
         return Arrival.notification(RdsDatagram.zeroCopyCompletion(batch, System.nanoTime()));
     }
@@ -296,7 +276,7 @@ final class ReceiveQueue {
                     }
                     return n;
                 }
-                if (cookieCount > 0) {
+                if (!cookies.isEmpty()) {
                     return takeCookies(peek);
                 }
                 Arrival a = head;
@@ -366,7 +346,7 @@ final class ReceiveQueue {
     }
 
     private boolean nothingQueued() {
-        return head == null && failures.isEmpty() && monitorNotify == 0 && cookieCount == 0;
+        return head == null && failures.isEmpty() && monitorNotify == 0 && cookies.isEmpty();
     }
 
     /**
@@ -425,7 +405,7 @@ final class ReceiveQueue {
     long[] census() {
         lock.lock();
         try {
-            int notifications = failures.size() + (monitorNotify != 0 ? 1 : 0) + (cookieCount > 0 ? 1 : 0);
+            int notifications = failures.size() + (monitorNotify != 0 ? 1 : 0) + (cookies.isEmpty() ? 0 : 1);
             return new long[] {available - notifications, queuedBytes, congested ? 1 : 0};
         } finally {
             lock.unlock();
@@ -435,7 +415,7 @@ final class ReceiveQueue {
     boolean isReadable() {
         lock.lock();
         try {
-            return head != null || !failures.isEmpty() || monitorNotify != 0 || cookieCount > 0;
+            return head != null || !failures.isEmpty() || monitorNotify != 0 || !cookies.isEmpty();
         } finally {
             lock.unlock();
         }
@@ -457,7 +437,7 @@ final class ReceiveQueue {
             tail = null;
             queuedBytes = 0;
             failures.clear();
-            cookieCount = 0;
+            cookies.clear();
             available = 0;
             readable.signalAll();
             return mapChanged;

@@ -312,8 +312,8 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     // ------------------------------------------------------------------------------------------------ receive
 
     @Override
-    public Arrival claim(int length, boolean direct) {
-        return direct ? receiveQueue.claimDirect(length) : receiveQueue.claim(length);
+    public Arrival claim(int length, int room, boolean direct) {
+        return direct ? receiveQueue.claimDirect(length) : receiveQueue.claim(length, room);
     }
 
     @Override

@@ -348,7 +348,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         if (s == null) {
             return false;
         }
-        Arrival a = s.claim(payload.remaining(), false);
+        Arrival a = s.claim(payload.remaining(), 0, false);
         a.payload().put(0, payload, payload.position(), payload.remaining());
         a.set(source, null, port, System.nanoTime());   // from this stack: no peer's bound answers for it
         s.deliver(a, a, 1, a.length());

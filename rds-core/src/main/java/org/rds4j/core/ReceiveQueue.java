@@ -6,6 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EintrException;
 import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
 import org.rds4j.core.RdsCounters.Counter;
 import org.rds4j.core.conn.Arrival;
 import org.rds4j.core.conn.PeerReceiveBudget;
@@ -21,7 +22,9 @@ import org.rds4j.core.util.WaitQueue;
  *
  * <p>I/O threads deliver a read's arrivals in one batch: one lock and at most one wake-up per batch. Readers take
  * one arrival at a time under the lock and copy it out after releasing it, then give the arrival (and its buffer)
- * back to the pool.
+ * back to the pool. A run (a read's consecutive small messages in one arrival, {@link Arrival}) is taken a message
+ * at a time, each copied out under the lock (at most {@link Arrival#RUN_ENTRY_MAX} bytes), and the reader that takes
+ * its last message gives it back.
  */
 final class ReceiveQueue {
     /** Arrivals kept for reuse per socket: the pool grows to what the socket has queued at most. */
@@ -66,15 +69,16 @@ final class ReceiveQueue {
 
     // ------------------------------------------------------------------------------------------------ I/O side
 
-    Arrival claim(int length) {
+    /** An arrival for {@code length} payload bytes in a buffer of at least {@code room} ({@link Arrival#prepare}). */
+    Arrival claim(int length, int room) {
         Arrival a = pool.take();
-        a.prepare(length);
+        a.prepare(length, room);
         return a;
     }
 
     /** {@link #claim}, with the payload going into a waiting reader's posted buffer if it can (PostedBuffer). */
     Arrival claimDirect(int length) {
-        Arrival a = claim(length);
+        Arrival a = claim(length, 0);
         if (length >= PostedBuffer.MIN && posted.posted()) {
             lock.lock();
             try {
@@ -241,11 +245,15 @@ final class ReceiveQueue {
      * as the kernel's recvmsg orders them; {@code null} if none came within the timeout. With {@code peek} a message
      * stays queued (do not recycle it). If taking the message cleared the port's congestion, the socket sends the
      * map update once the lock is released. A non-null {@code dst} ({@link PostedBuffer#eligible}) is lent while the
-     * caller waits; a message decoded into it comes back {@link Arrival#inPlace()}.
+     * caller waits; a message decoded into it comes back {@link Arrival#inPlace()}. A message of a run is copied
+     * out here, under the lock: into {@code into} with {@code info} set ({@link Arrival#COPIED} comes back), or,
+     * with {@code info} null, into a {@link Arrival#detached()} arrival of its own.
      */
-    Arrival take(long timeoutNanos, boolean peek, ByteBuffer dst) throws java.io.IOException {
+    Arrival take(long timeoutNanos, boolean peek, ByteBuffer dst, ByteBuffer into, RdsMessageInfo info)
+            throws java.io.IOException {
         boolean cleared = false;
         Arrival dequeued = null;
+        Arrival finishedRun = null;
         Thread me = dst != null ? Thread.currentThread() : null;
         lock.lock();
         try {
@@ -281,21 +289,30 @@ final class ReceiveQueue {
                 }
                 Arrival a = head;
                 if (a != null) {
+                    Arrival taken = a;
+                    int length = a.length();
+                    if (a.isRun()) {
+                        length = a.nextRunLength();
+                        taken = a.copyNextOfRun(into, info);
+                    }
                     if (!peek) {
-                        head = a.next();
-                        if (head == null) {
-                            tail = null;
+                        if (!a.isRun() || a.runStep()) {
+                            head = a.next();
+                            if (head == null) {
+                                tail = null;
+                            }
+                            a.next(null);
+                            dequeued = a;
+                            finishedRun = a.isRun() ? a : null;
                         }
-                        a.next(null);
-                        queuedBytes -= a.length();
+                        queuedBytes -= length;
                         available--;
-                        dequeued = a;
                         if (congested && queuedBytes < rcvbuf / 4) {
                             congested = false;
                             cleared = socket.markOwnPort(false);
                         }
                     }
-                    return a;
+                    return taken;
                 }
                 socket.checkOpen();
                 if (timeoutNanos <= 0) {
@@ -338,6 +355,9 @@ final class ReceiveQueue {
             lock.unlock();
             if (dequeued != null) {
                 dequeued.dequeued();                // the peer's bound, after the lock: it may resume reading
+            }
+            if (finishedRun != null) {
+                recycle(finishedRun);               // all its messages are copied out: nobody refers to it now
             }
             if (cleared) {
                 socket.ownPortCleared();

@@ -53,12 +53,16 @@ final class SocketReader {
         // A blocking reader lends a buffer with room for a large message while it waits, so that such a message can
         // be decoded straight into it.
         ByteBuffer lend = wait && !peek && PostedBuffer.eligible(dst) ? dst : null;
-        Arrival a = takeArrival(wait ? blockingWait() : 0, peek, lend);
+        int room = dst.remaining();
+        Arrival a = takeArrival(wait ? blockingWait() : 0, peek, lend, dst, info);
         if (a == null) {
             if (wait) {
                 throw new EtimedoutException("no message arrived within SO_RCVTIMEO");
             }
             throw new EagainException("no message is queued; wait until one arrives");
+        }
+        if (a == Arrival.COPIED) {
+            return Math.min(room, info.length());   // a message of a run: copied out under the queue's lock
         }
         if (a.notification() != null) {
             info.set(a.notification(), false);
@@ -67,7 +71,7 @@ final class SocketReader {
         // Straight from the arrival the I/O thread filled into the caller's buffer: the one copy on this side (none
         // if the I/O thread decoded the message into the buffer the caller lent while it waited).
         int len = a.length();
-        int n = Math.min(dst.remaining(), len);
+        int n = Math.min(room, len);
         if (!a.inPlace()) {
             dst.put(dst.position(), a.payload(), 0, n);
         }
@@ -87,12 +91,15 @@ final class SocketReader {
 
     /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
     private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
-        Arrival a = takeArrival(timeoutNanos, peek, null);
+        Arrival a = takeArrival(timeoutNanos, peek, null, null, null);
         if (a == null) {
             return null;
         }
         if (a.notification() != null) {
             return a.notification();
+        }
+        if (a.detached()) {
+            return new RdsDatagram(a.source(), a.port(), a.payload(), a.arrivalNanos());   // copied already
         }
         ByteBuffer copy = ByteBuffer.allocate(a.length());
         copy.put(0, a.payload(), 0, a.length());
@@ -103,12 +110,16 @@ final class SocketReader {
         return d;
     }
 
-    /** Takes (or peeks) the next item, and counts it. */
-    private Arrival takeArrival(long timeoutNanos, boolean peek, ByteBuffer lend) throws IOException {
-        Arrival a = queue.take(timeoutNanos, peek, lend);
+    /**
+     * Takes (or peeks) the next item, and counts it. A message of a run is copied out on the way, into {@code into}
+     * and {@code info} if given ({@link Arrival#COPIED} then comes back).
+     */
+    private Arrival takeArrival(long timeoutNanos, boolean peek, ByteBuffer lend, ByteBuffer into,
+            RdsMessageInfo info) throws IOException {
+        Arrival a = queue.take(timeoutNanos, peek, lend, into, info);
         if (a != null && !peek && a.notification() == null) {
             counters.increment(Counter.RECV_DELIVERED);
-            counters.add(Counter.RECV_BYTES_FREED_FROMSOCK, a.length());
+            counters.add(Counter.RECV_BYTES_FREED_FROMSOCK, a == Arrival.COPIED ? info.length() : a.length());
         }
         return a;
     }

@@ -3,14 +3,27 @@ package org.rds4j.core.conn;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.rds4j.RdsDatagram;
+import org.rds4j.RdsMessageInfo;
 import org.rds4j.core.spi.ReadTarget;
 
 /**
  * A received message waiting on a socket: where it came from, where it went, when, and its payload. Reused: the
  * receiving socket keeps a pool of them with their buffers, the I/O thread fills one straight from the network
  * buffer, and the application's {@code receive} copies it out and gives it back. One owner at a time.
+ *
+ * <p>An arrival may also be a <em>run</em>: the consecutive small messages one read decoded for one socket, back to
+ * back in one buffer, so that the I/O thread claims, fills and delivers one pooled object for all of them and readers
+ * take them one at a time under the receive queue's lock (docs/threading.md, session 27). A run's messages share the
+ * arrival's port, peer budget and time (one read, one connection, one socket); each has its own source and length.
  */
 public final class Arrival implements ReadTarget {
+    /** The largest message that joins a run: a larger one is worth its own arrival. */
+    public static final int RUN_ENTRY_MAX = 1024;
+    /** The most messages in one run. */
+    static final int RUN_MAX = 64;
+    /** What a returned item means when {@code receive} copied a run's message into the caller's buffer already. */
+    public static final Arrival COPIED = new Arrival();
+
     InetSocketAddress source;
     int port;
     long arrivalNanos;
@@ -30,6 +43,15 @@ public final class Arrival implements ReadTarget {
     boolean inPlace;
     /** The transport's object kept with {@link #payload} ({@link ReadTarget#attach}); dropped with the buffer. */
     private Object attachment;
+    /** Messages in this run, 0 for an arrival of one message (the buffer's limit is then its length). */
+    private int runCount;
+    /** The run's messages taken by readers; under the receive queue's lock. */
+    private int runTaken;
+    /** Where each message of the run ends in {@link #payload}, and who sent it; kept with the pooled arrival. */
+    private int[] runEnds;
+    private InetSocketAddress[] runSources;
+    /** A copy of one message of a run for the allocating {@code receive()}: not pooled. */
+    private boolean detached;
 
     /**
      * A notification to return from {@code receive()} ahead of data.
@@ -59,9 +81,21 @@ public final class Arrival implements ReadTarget {
      * @return the buffer to fill, reused when large enough
      */
     public ByteBuffer prepare(int length) {
+        return prepare(length, 0);
+    }
+
+    /**
+     * {@link #prepare(int)} in a buffer of at least {@code room} bytes, so that the small messages behind this one in a
+     * read can join it as a run.
+     *
+     * @param length the payload size in bytes
+     * @param room the least capacity wanted, 0 for what the length needs
+     * @return the buffer to fill, reused when large enough
+     */
+    public ByteBuffer prepare(int length, int room) {
         ByteBuffer p = payload;
-        if (p == null || p.capacity() < length) {
-            int c = OutgoingMessage.capacityFor(length);
+        if (p == null || p.capacity() < length || p.capacity() < room) {
+            int c = OutgoingMessage.capacityFor(Math.max(length, room));
             // Direct from the size where a transport may read the payload straight into it (ReadTarget).
             p = length >= PostedBuffer.MIN ? ByteBuffer.allocateDirect(c) : ByteBuffer.allocate(c);
             payload = p;
@@ -121,11 +155,141 @@ public final class Arrival implements ReadTarget {
         return inPlace;
     }
 
-    /** Back in its pool: the next use starts with nothing posted. */
+    /** Back in its pool: the next use starts with nothing posted, as one message. */
     public void recycled() {
         next = null;
         inPlace = false;
         posted = null;
+        runCount = 0;
+        runTaken = 0;
+    }
+
+    // ------------------------------------------------------------------------------------------------ runs
+
+    /**
+     * I/O thread, while this arrival is the last one a read gathered for its socket: room for one more message of
+     * {@code length} bytes behind the ones it holds. The decoder fills the returned buffer from its position to its
+     * limit; then {@link #runFilled} or {@link #runSlotDropped}.
+     *
+     * @param length the next message's payload size, at most {@link #RUN_ENTRY_MAX}
+     * @return the buffer positioned at the free slot, or {@code null} if the run is full or this arrival cannot be one
+     */
+    ByteBuffer runSlot(int length) {
+        ByteBuffer p = payload;
+        int end = p.limit();
+        if (posted != null || runCount == RUN_MAX || end + length > p.capacity()) {
+            return null;
+        }
+        if (runCount == 0) {
+            if (runEnds == null) {
+                runEnds = new int[RUN_MAX];
+                runSources = new InetSocketAddress[RUN_MAX];
+            }
+            runEnds[0] = end;
+            storeSource(0, source);
+            runCount = 1;
+        }
+        p.limit(end + length).position(end);
+        return p;
+    }
+
+    /**
+     * Whether {@link #runSlot} failed for want of room (a larger buffer would have taken the message).
+     *
+     * @return true if the run is not full by count
+     */
+    boolean runOutOfRoom() {
+        return posted == null && runCount < RUN_MAX;
+    }
+
+    /** The slot is filled with a message from {@code from}: it joins the run. */
+    void runFilled(InetSocketAddress from) {
+        int i = runCount;
+        runEnds[i] = payload.position();
+        storeSource(i, from);
+        runCount = i + 1;
+        payload.position(0);
+    }
+
+    /** The slot will not be filled (a duplicate, or the read ended inside it): the run ends where it did. */
+    void runSlotDropped() {
+        payload.limit(runEnds[runCount - 1]).position(0);
+    }
+
+    /** Where the run's last whole message ends: the start of a slot handed out by {@link #runSlot}. */
+    int runEnd() {
+        return runEnds[runCount - 1];
+    }
+
+    private void storeSource(int i, InetSocketAddress from) {
+        if (runSources[i] != from) {
+            runSources[i] = from;                   // only when it changes: see set() for why
+        }
+    }
+
+    /**
+     * Whether this arrival holds a run of messages rather than one.
+     *
+     * @return true for a run
+     */
+    public boolean isRun() {
+        return runCount > 0;
+    }
+
+    /**
+     * Under the receive queue's lock: the length of the run's next message to take.
+     *
+     * @return its payload size in bytes
+     */
+    public int nextRunLength() {
+        int i = runTaken;
+        return runEnds[i] - (i == 0 ? 0 : runEnds[i - 1]);
+    }
+
+    /**
+     * Under the receive queue's lock: copies the run's next message out, into {@code dst} from its position (as much
+     * as fits; the position moves past it) with {@code info} describing it, or, without {@code info}, into an arrival
+     * of its own for the allocating {@code receive()}. Does not take it: see {@link #runStep}.
+     *
+     * @param dst the caller's buffer, or {@code null} with {@code info}
+     * @param info what the caller learns about the message, or {@code null} for a detached copy
+     * @return {@link #COPIED}, or the detached copy
+     */
+    public Arrival copyNextOfRun(ByteBuffer dst, RdsMessageInfo info) {
+        int i = runTaken;
+        int start = i == 0 ? 0 : runEnds[i - 1];
+        int len = runEnds[i] - start;
+        if (info == null) {
+            Arrival a = new Arrival();
+            a.payload = ByteBuffer.allocate(len).put(0, payload, start, len);
+            a.set(runSources[i], null, port, arrivalNanos);
+            a.detached = true;
+            return a;
+        }
+        int n = Math.min(dst.remaining(), len);
+        dst.put(dst.position(), payload, start, n);
+        dst.position(dst.position() + n);
+        info.setData(runSources[i], port, len, n < len, arrivalNanos);
+        return COPIED;
+    }
+
+    /**
+     * Under the receive queue's lock: the run's next message is taken.
+     *
+     * @return true if it was the run's last, so that the run leaves the queue
+     */
+    public boolean runStep() {
+        return ++runTaken == runCount;
+    }
+
+    /**
+     * Whether this is a copy of one message of a run, made for the allocating {@code receive()}: its payload is the
+     * caller's to keep, and it goes back to no pool.
+     *
+     * @return true for a detached copy
+     */
+    public boolean detached() {
+        return detached;
     }
 
     /**
@@ -211,7 +375,7 @@ public final class Arrival implements ReadTarget {
     }
 
     /**
-     * The payload length.
+     * The payload length; for a run, its messages' bytes together.
      *
      * @return the payload size in bytes
      */

@@ -11,6 +11,7 @@ final class DeliveryBatch {
     private final MessageReceiver[] receivers = new MessageReceiver[SOCKETS];
     private final Arrival[] firsts = new Arrival[SOCKETS];
     private final Arrival[] lasts = new Arrival[SOCKETS];
+    /** Messages per socket: a run counts each of its own. */
     private final int[] counts = new int[SOCKETS];
     private final long[] bytes = new long[SOCKETS];
     private int used;
@@ -41,6 +42,22 @@ final class DeliveryBatch {
         lasts[i] = a;
         counts[i]++;
         bytes[i] += a.length();
+    }
+
+    /**
+     * The arrival gathered last for {@code r}, which the next small message for it may join as a run
+     * ({@link Arrival#runSlot}); then {@link #joined}.
+     */
+    Arrival last(MessageReceiver r) {
+        int i = indexOf(r);
+        return i < 0 ? null : lasts[i];
+    }
+
+    /** A message of {@code length} bytes joined the arrival gathered last for {@code r}. */
+    void joined(MessageReceiver r, int length) {
+        int i = indexOf(r);
+        counts[i]++;
+        bytes[i] += length;
     }
 
     /** Whether arrivals for {@code r} are gathered, to be delivered ahead of anything decoded after them. */

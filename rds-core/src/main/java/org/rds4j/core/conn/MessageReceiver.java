@@ -20,10 +20,12 @@ public interface MessageReceiver {
      * ({@link Arrival#target()}), and {@link #deliver} of this arrival alone hands it to that reader.
      *
      * @param length the payload size in bytes (h_len)
+     * @param room the least capacity of its buffer, so that small messages behind it can join it as a run
+     *     ({@link Arrival#runSlot}); 0 for what {@code length} needs. Not with {@code direct}
      * @param direct whether the payload may go into a waiting reader's posted buffer
      * @return an arrival from the socket's pool, or a new one
      */
-    Arrival claim(int length, boolean direct);
+    Arrival claim(int length, int room, boolean direct);
 
     /**
      * Gives back an arrival that was claimed and will not be delivered (a duplicate, a drop).

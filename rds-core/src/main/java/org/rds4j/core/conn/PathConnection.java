@@ -41,6 +41,17 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     /** The arrival the decoder is filling, and the socket it is for. */
     private Arrival pending;
     private MessageReceiver pendingReceiver;
+    /** Whether {@link #pending} is a run this read gathered, the message in progress going into a slot of it. */
+    private boolean pendingInRun;
+    /**
+     * The room a small message's arrival is claimed with, so that the small messages behind it in the same read can
+     * join it as a run: grows when a run had no room for the next one, halves after every read in which no message
+     * joined a run, so that a connection whose reads carry one message per socket claims buffers of one message.
+     */
+    private int runRoom;
+    private boolean joinedRuns;
+    private static final int RUN_ROOM_MIN = 256;
+    private static final int RUN_ROOM_MAX = 4096;
     /** The socket last looked up, and its port: traffic usually goes to one or a few ports. */
     private MessageReceiver cachedReceiver;
     private int cachedPort = -1;
@@ -156,6 +167,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             decoder.decode(data, this);
         } catch (RdsProtocolException e) {
             endWrite();
+            settleRunSlot();
             batch.flush();                          // what came before the bad frame is good: deliver it
             path.connection().env().statistics().increment(Counter.RECV_PROTOCOL_ERROR);
             data.position(data.limit());
@@ -173,7 +185,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     @Override
     public ReadTarget readTarget() {
         ByteBuffer t = decoder.payloadTarget();
-        if (t == null || !t.isDirect() || pending == null) {
+        if (t == null || !t.isDirect() || pending == null || pendingInRun) {
             return null;
         }
         // If the reader took its buffer back, the rest goes into the arrival, which is direct too: only a message of
@@ -212,7 +224,12 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
 
     private void endRead(long before) {
         endWrite();
+        settleRunSlot();
         batch.flush();
+        if (!joinedRuns && runRoom != 0) {
+            runRoom = runRoom > RUN_ROOM_MIN ? runRoom / 2 : 0;
+        }
+        joinedRuns = false;
         if (!decoder.inMessage()) {
             partialSinceNanos = 0;
         } else if (partialSinceNanos == 0 || decoder.messages() != before) {
@@ -220,6 +237,26 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
         path.connection().receiveBudget().pauseIfOver(this);
         path.afterReceive(this);
+    }
+
+    /**
+     * Before a read's batch is delivered: a message still incomplete in a slot of a run moves, with its bytes so far,
+     * to an arrival of its own, since readers may take (and give back) the run as soon as it is delivered.
+     */
+    private void settleRunSlot() {
+        if (!pendingInRun) {
+            return;
+        }
+        Arrival run = pending;
+        ByteBuffer slot = run.payload;
+        int start = run.runEnd();
+        int got = slot.position() - start;
+        Arrival a = pendingReceiver.claim(slot.limit() - start, 0, false);
+        a.payload.put(0, slot, start, got).position(got);
+        run.runSlotDropped();
+        decoder.redirectPayload(a.payload);
+        pending = a;
+        pendingInRun = false;
     }
 
     /** A read ends with a message incomplete whose payload goes into a reader's buffer: the reader may revoke it. */
@@ -276,10 +313,26 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (r == null) {
             return null;
         }
+        pendingReceiver = r;
+        if (len <= Arrival.RUN_ENTRY_MAX) {
+            // A small message joins the arrival this read gathered last for the same socket, if it has room.
+            Arrival last = batch.last(r);
+            if (last != null) {
+                ByteBuffer slot = last.runSlot((int) len);
+                if (slot != null) {
+                    pending = last;
+                    pendingInRun = true;
+                    return slot;
+                }
+                if (last.runOutOfRoom()) {
+                    runRoom = runRoom == 0 ? RUN_ROOM_MIN : Math.min(runRoom * 2, RUN_ROOM_MAX);
+                }
+            }
+        }
         // The socket's pooled arrival, or a waiting reader's buffer, which only a message with nothing ahead of it
         // may go into: not one behind messages of this read still gathered for the same socket.
-        pending = r.claim((int) len, len >= PostedBuffer.MIN && !batch.holds(r));
-        pendingReceiver = r;
+        pending = len >= PostedBuffer.MIN ? r.claim((int) len, 0, !batch.holds(r))
+                : r.claim((int) len, len <= Arrival.RUN_ENTRY_MAX ? runRoom : 0, false);
         return pending.target();
     }
 
@@ -298,17 +351,27 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         }
         Arrival a = pending;
         MessageReceiver r = pendingReceiver;
+        boolean inRun = pendingInRun;
         pending = null;
         pendingReceiver = null;
+        pendingInRun = false;
         boolean data = path.receiver().receive(h, this);
         if (!data) {
-            if (a != null) {
+            if (inRun) {
+                a.runSlotDropped();
+            } else if (a != null) {
                 r.abandon(a);
             }
             return;
         }
         if (a == null) {
             path.connection().env().statistics().increment(Counter.RECV_DROP_NO_SOCK);
+            return;
+        }
+        if (inRun) {
+            a.runFilled(path.connection().source(h.sourcePort()));
+            batch.joined(r, (int) h.length());
+            joinedRuns = true;
             return;
         }
         a.set(path.connection().source(h.sourcePort()), budget, h.destinationPort(), readNanos);
@@ -337,9 +400,14 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     @Override
     public void onClosed(Throwable cause) {
         if (pending != null) {
-            pendingReceiver.abandon(pending);       // a reader's buffer it was going into is the reader's again
+            if (pendingInRun) {
+                pending.runSlotDropped();           // the run itself was delivered with the read that gathered it
+            } else {
+                pendingReceiver.abandon(pending);   // a reader's buffer it was going into is the reader's again
+            }
             pending = null;
             pendingReceiver = null;
+            pendingInRun = false;
         }
         path.connection().receiveBudget().forget(this);
         path.closed(this, cause);

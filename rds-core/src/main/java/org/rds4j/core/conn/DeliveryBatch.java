@@ -15,6 +15,8 @@ final class DeliveryBatch {
     private final int[] counts = new int[SOCKETS];
     private final long[] bytes = new long[SOCKETS];
     private int used;
+    /** Where {@link #last} found its socket, for the {@link #joined} that follows it. */
+    private int lastFound;
 
     /** Adds {@code a} for {@code r}, after the arrivals already gathered for it. */
     void add(MessageReceiver r, Arrival a) {
@@ -50,12 +52,13 @@ final class DeliveryBatch {
      */
     Arrival last(MessageReceiver r) {
         int i = indexOf(r);
+        lastFound = i;
         return i < 0 ? null : lasts[i];
     }
 
-    /** A message of {@code length} bytes joined the arrival gathered last for {@code r}. */
-    void joined(MessageReceiver r, int length) {
-        int i = indexOf(r);
+    /** A message of {@code length} bytes joined the arrival {@link #last} just returned. */
+    void joined(int length) {
+        int i = lastFound;
         counts[i]++;
         bytes[i] += length;
     }

@@ -245,9 +245,10 @@ final class ReceiveQueue {
      * as the kernel's recvmsg orders them; {@code null} if none came within the timeout. With {@code peek} a message
      * stays queued (do not recycle it). If taking the message cleared the port's congestion, the socket sends the
      * map update once the lock is released. A non-null {@code dst} ({@link PostedBuffer#eligible}) is lent while the
-     * caller waits; a message decoded into it comes back {@link Arrival#inPlace()}. A message of a run is copied
-     * out here, under the lock: into {@code into} with {@code info} set ({@link Arrival#COPIED} comes back), or,
-     * with {@code info} null, into a {@link Arrival#detached()} arrival of its own.
+     * caller waits; a message decoded into it comes back {@link Arrival#inPlace()}. A message of a run, and any
+     * peeked message, is copied out here, under the lock: into {@code into} with {@code info} set
+     * ({@link Arrival#COPIED} comes back), or, with {@code info} null, into a {@link Arrival#detached()} arrival of
+     * its own.
      */
     Arrival take(long timeoutNanos, boolean peek, ByteBuffer dst, ByteBuffer into, RdsMessageInfo info)
             throws java.io.IOException {
@@ -290,10 +291,9 @@ final class ReceiveQueue {
                 Arrival a = head;
                 if (a != null) {
                     Arrival taken = a;
-                    int length = a.length();
-                    if (a.isRun()) {
-                        length = a.nextRunLength();
-                        taken = a.copyNextOfRun(into, info);
+                    int length = a.nextLength();
+                    if (a.isRun() || peek) {
+                        taken = a.copyNext(into, info);     // under the lock: see Arrival#copyNext
                     }
                     if (!peek) {
                         if (!a.isRun() || a.runStep()) {

@@ -62,7 +62,7 @@ final class SocketReader {
             throw new EagainException("no message is queued; wait until one arrives");
         }
         if (a == Arrival.COPIED) {
-            return Math.min(room, info.length());   // a message of a run: copied out under the queue's lock
+            return Math.min(room, info.length());   // a run's message, or a peek: copied out under the queue's lock
         }
         if (a.notification() != null) {
             info.set(a.notification(), false);
@@ -111,8 +111,8 @@ final class SocketReader {
     }
 
     /**
-     * Takes (or peeks) the next item, and counts it. A message of a run is copied out on the way, into {@code into}
-     * and {@code info} if given ({@link Arrival#COPIED} then comes back).
+     * Takes (or peeks) the next item, and counts it. A message of a run, and a peeked one, is copied out on the way,
+     * into {@code into} and {@code info} if given ({@link Arrival#COPIED} then comes back).
      */
     private Arrival takeArrival(long timeoutNanos, boolean peek, ByteBuffer lend, ByteBuffer into,
             RdsMessageInfo info) throws IOException {

@@ -15,9 +15,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
+import org.rds4j.EagainException;
 import org.rds4j.RdsDatagram;
 import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
@@ -34,7 +40,8 @@ import org.rds4j.core.wire.RdsHeader;
  * its own source and length.
  *
  * <p>The peer is the test itself through {@link FuzzTransport}: the test's thread is the I/O thread, so each cut is a
- * read of its own. Everything is drawn from one seed, which a failure names.
+ * read of its own. The property draws everything from one seed, which a failure names. One more test runs a peeking
+ * reader against a taking one: a peek is copied under the queue's lock, like a run's message.
  */
 class ReceiveRunTest {
     private static final InetAddress PEER = address(10, 98, 0, 1);     // the smaller address: it connects to us
@@ -107,6 +114,99 @@ class ReceiveRunTest {
                 peer.takeAndCheck(random, expected.get(i), i, 1);
             }
         }
+    }
+
+    /**
+     * A peek copies its message while another reader may take the same message and give its arrival back for the I/O
+     * thread to refill: the peek must still see one whole message. Messages above {@link Arrival#RUN_ENTRY_MAX} (an
+     * arrival each), a reader taking them, a second one peeking all the time, and this thread feeding one message per
+     * read a few ahead of the taker, so that arrivals are reused at once. A race: it may take many messages to show a
+     * broken peek, and none can make a correct one fail.
+     */
+    @Test
+    void aPeekSeesOneWholeMessageWhileAnotherReaderTakesIt() throws Exception {
+        int size = 2 * Arrival.RUN_ENTRY_MAX;
+        int count = 20_000;
+        try (Peer peer = new Peer()) {
+            Semaphore window = new Semaphore(4);
+            AtomicReference<String> broken = new AtomicReference<>();
+            AtomicBoolean done = new AtomicBoolean();
+            AtomicLong peeks = new AtomicLong();
+            Thread peeker = new Thread(() -> {
+                ByteBuffer dst = ByteBuffer.allocate(size);
+                RdsMessageInfo info = new RdsMessageInfo();
+                while (!done.get() && broken.get() == null) {
+                    dst.clear();
+                    try {
+                        int n = peer.socket.receive(dst, info, RdsSocket.MSG_PEEK | RdsSocket.MSG_DONTWAIT);
+                        peeks.incrementAndGet();
+                        String why = wholeMessage(dst, n, info.length(), size);
+                        if (why != null) {
+                            broken.compareAndSet(null, "peek " + peeks.get() + ": " + why);
+                        }
+                    } catch (EagainException empty) {
+                        Thread.onSpinWait();
+                    } catch (Exception e) {
+                        broken.compareAndSet(null, "peek: " + e);
+                    }
+                }
+            }, "peeker");
+            Thread taker = new Thread(() -> {
+                ByteBuffer dst = ByteBuffer.allocate(size);
+                RdsMessageInfo info = new RdsMessageInfo();
+                try {
+                    for (long i = 0; i < count && broken.get() == null; i++) {
+                        dst.clear();
+                        int n = peer.socket.receive(dst, info, 0);
+                        String why = wholeMessage(dst, n, info.length(), size);
+                        if (why == null && dst.getLong(0) != i) {
+                            why = "message " + dst.getLong(0) + " where " + i + " was next";
+                        }
+                        if (why != null) {
+                            broken.compareAndSet(null, "take: " + why);
+                        }
+                        window.release();
+                    }
+                } catch (Exception e) {
+                    broken.compareAndSet(null, "take: " + e);
+                }
+            }, "taker");
+            peeker.start();
+            taker.start();
+            byte[] p = new byte[size];
+            ByteBuffer pb = ByteBuffer.wrap(p);
+            long fed = 0;
+            for (; fed < count && broken.get() == null; fed++) {
+                if (!window.tryAcquire(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                    break;                                  // the taker stopped: its reason is in broken
+                }
+                long i = fed;
+                for (int w = 0; w < size; w += 8) {
+                    pb.putLong(w, i);
+                }
+                peer.conn.feed(peer.frame(PEER_PORTS[0], 0, p));
+            }
+            taker.join(WAIT.toMillis());
+            done.set(true);
+            peeker.join(WAIT.toMillis());
+            assertEquals(null, broken.get(), "after " + peeks.get() + " peeks");
+            assertEquals(count, fed, "every message was fed, the taker keeping up");
+            assertFalse(taker.isAlive() || peeker.isAlive(), "both readers finished");
+        }
+    }
+
+    /** Null if {@code dst} holds one whole message of this test: {@code size} bytes, one number throughout. */
+    private static String wholeMessage(ByteBuffer dst, int n, int length, int size) {
+        if (n != size || length != size) {
+            return n + " bytes copied of a message of " + length + ", all are " + size;
+        }
+        long first = dst.getLong(0);
+        for (int w = 8; w < size; w += 8) {
+            if (dst.getLong(w) != first) {
+                return "message " + first + " has " + dst.getLong(w) + " at byte " + w + ": two messages mixed";
+            }
+        }
+        return null;
     }
 
     /** One stack with one bound socket and the fuzzing transport's connection from the peer. */

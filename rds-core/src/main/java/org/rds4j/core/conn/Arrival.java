@@ -237,39 +237,50 @@ public final class Arrival implements ReadTarget {
     }
 
     /**
-     * Under the receive queue's lock: the length of the run's next message to take.
+     * Under the receive queue's lock: the length of the next message to take, the run's next or the arrival's one.
      *
      * @return its payload size in bytes
      */
-    public int nextRunLength() {
+    public int nextLength() {
+        if (runCount == 0) {
+            return payload.limit();
+        }
         int i = runTaken;
         return runEnds[i] - (i == 0 ? 0 : runEnds[i - 1]);
     }
 
     /**
-     * Under the receive queue's lock: copies the run's next message out, into {@code dst} from its position (as much
-     * as fits; the position moves past it) with {@code info} describing it, or, without {@code info}, into an arrival
-     * of its own for the allocating {@code receive()}. Does not take it: see {@link #runStep}.
+     * Under the receive queue's lock: copies the next message out (the run's next, or this arrival's one), into
+     * {@code dst} from its position (as much as fits; the position moves past it) with {@code info} describing it,
+     * or, without {@code info}, into an arrival of its own for the allocating {@code receive()}. Does not take it:
+     * see {@link #runStep}. Used for a run's messages, which other readers may take meanwhile, and for a peek, whose
+     * arrival another reader may take and give back while a copy outside the lock still reads it.
      *
      * @param dst the caller's buffer, or {@code null} with {@code info}
      * @param info what the caller learns about the message, or {@code null} for a detached copy
      * @return {@link #COPIED}, or the detached copy
      */
-    public Arrival copyNextOfRun(ByteBuffer dst, RdsMessageInfo info) {
-        int i = runTaken;
-        int start = i == 0 ? 0 : runEnds[i - 1];
-        int len = runEnds[i] - start;
+    public Arrival copyNext(ByteBuffer dst, RdsMessageInfo info) {
+        int start = 0;
+        int len = payload.limit();
+        InetSocketAddress from = source;
+        if (runCount > 0) {
+            int i = runTaken;
+            start = i == 0 ? 0 : runEnds[i - 1];
+            len = runEnds[i] - start;
+            from = runSources[i];
+        }
         if (info == null) {
             Arrival a = new Arrival();
             a.payload = ByteBuffer.allocate(len).put(0, payload, start, len);
-            a.set(runSources[i], null, port, arrivalNanos);
+            a.set(from, null, port, arrivalNanos);
             a.detached = true;
             return a;
         }
         int n = Math.min(dst.remaining(), len);
         dst.put(dst.position(), payload, start, n);
         dst.position(dst.position() + n);
-        info.setData(runSources[i], port, len, n < len, arrivalNanos);
+        info.setData(from, port, len, n < len, arrivalNanos);
         return COPIED;
     }
 
@@ -283,8 +294,8 @@ public final class Arrival implements ReadTarget {
     }
 
     /**
-     * Whether this is a copy of one message of a run, made for the allocating {@code receive()}: its payload is the
-     * caller's to keep, and it goes back to no pool.
+     * Whether this is a copy of one message made under the queue's lock for the allocating {@code receive()}: its
+     * payload is the caller's to keep, and it goes back to no pool.
      *
      * @return true for a detached copy
      */

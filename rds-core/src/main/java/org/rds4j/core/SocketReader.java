@@ -31,7 +31,7 @@ final class SocketReader {
 
     /** {@link RdsSocket#receive()}: waits (if {@code blocking}) up to SO_RCVTIMEO, or for ever. */
     RdsDatagram receive(boolean blocking) throws IOException {
-        RdsDatagram d = take(blocking ? blockingWait() : 0, false);
+        RdsDatagram d = take(blocking ? blockingWait() : 0);
         if (d != null) {
             return d;
         }
@@ -43,7 +43,7 @@ final class SocketReader {
 
     /** {@link RdsSocket#receive(Duration)}: waits as long as it says, whatever the blocking mode. */
     Optional<RdsDatagram> receive(Duration timeout) throws IOException {
-        return Optional.ofNullable(take(timeout.isNegative() ? 0 : SocketOptions.saturatedNanos(timeout), false));
+        return Optional.ofNullable(take(timeout.isNegative() ? 0 : SocketOptions.saturatedNanos(timeout)));
     }
 
     /** {@link RdsSocket#receive(ByteBuffer, RdsMessageInfo, int)}: into the caller's buffer, nothing allocated. */
@@ -77,9 +77,7 @@ final class SocketReader {
         }
         dst.position(dst.position() + n);
         info.setData(a.source(), a.port(), len, n < len, a.arrivalNanos());
-        if (!peek) {
-            queue.recycle(a);
-        }
+        queue.recycle(a);                           // taken, not peeked: a peek comes back COPIED
         return n;
     }
 
@@ -90,8 +88,8 @@ final class SocketReader {
     }
 
     /** The next item as a datagram that owns a copy of its payload (this API hands the caller its own buffer). */
-    private RdsDatagram take(long timeoutNanos, boolean peek) throws IOException {
-        Arrival a = takeArrival(timeoutNanos, peek, null, null, null);
+    private RdsDatagram take(long timeoutNanos) throws IOException {
+        Arrival a = takeArrival(timeoutNanos, false, null, null, null);
         if (a == null) {
             return null;
         }
@@ -104,9 +102,7 @@ final class SocketReader {
         ByteBuffer copy = ByteBuffer.allocate(a.length());
         copy.put(0, a.payload(), 0, a.length());
         RdsDatagram d = new RdsDatagram(a.source(), a.port(), copy, a.arrivalNanos());
-        if (!peek) {
-            queue.recycle(a);
-        }
+        queue.recycle(a);
         return d;
     }
 

@@ -21,7 +21,7 @@ public final class Arrival implements ReadTarget {
     public static final int RUN_ENTRY_MAX = 1024;
     /** The most messages in one run. */
     static final int RUN_MAX = 64;
-    /** What a returned item means when {@code receive} copied a run's message into the caller's buffer already. */
+    /** What a returned item means when {@code receive} copied the message (a run's, or a peeked one) already. */
     public static final Arrival COPIED = new Arrival();
 
     InetSocketAddress source;
@@ -50,7 +50,7 @@ public final class Arrival implements ReadTarget {
     /** Where each message of the run ends in {@link #payload}, and who sent it; kept with the pooled arrival. */
     private int[] runEnds;
     private InetSocketAddress[] runSources;
-    /** A copy of one message of a run for the allocating {@code receive()}: not pooled. */
+    /** A copy of one message made under the queue's lock for the allocating {@code receive()}: not pooled. */
     private boolean detached;
 
     /**

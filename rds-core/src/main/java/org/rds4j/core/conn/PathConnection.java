@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
 final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private static final Logger log = LoggerFactory.getLogger(PathConnection.class);
     private static final VarHandle PEER_INITIATED;
+    /** The room a small message's arrival starts with once a run outgrew its buffer, and the most it grows to. */
+    private static final int RUN_ROOM_MIN = 256;
+    private static final int RUN_ROOM_MAX = 4096;
 
     static {
         try {
@@ -58,8 +61,6 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
      */
     private int lastSourcePort = -1;
     private InetSocketAddress lastSource;
-    private static final int RUN_ROOM_MIN = 256;
-    private static final int RUN_ROOM_MAX = 4096;
     /** The socket last looked up, and its port: traffic usually goes to one or a few ports. */
     private MessageReceiver cachedReceiver;
     private int cachedPort = -1;
@@ -417,7 +418,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     public void onClosed(Throwable cause) {
         if (pending != null) {
             if (pendingInRun) {
-                pending.runSlotDropped();           // the run itself was delivered with the read that gathered it
+                pending.runSlotDropped();           // the run belongs to the read's batch, not to this message
             } else {
                 pendingReceiver.abandon(pending);   // a reader's buffer it was going into is the reader's again
             }

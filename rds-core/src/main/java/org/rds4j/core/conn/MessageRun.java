@@ -168,6 +168,23 @@ final class MessageRun {
         int off = 0;
         ByteBuffer v = view;
         int n = count();
+        ByteBuffer dst = sink.claim(n * RdsHeader.SIZE + (int) bytes());
+        if (dst != null) {
+            // The run's frames laid out in the sink's own buffer: no per-frame write calls, no header copy.
+            int at = dst.position();
+            v.limit(v.capacity());                    // absolute copies check against the limit
+            for (int i = 0; i < n; i++) {
+                int len = lengths[i];
+                int flags = (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0)
+                        | (asks && i == n - 1 ? RdsHeader.FLAG_ACK_REQUIRED : 0);
+                HeaderEncoder.encodeInto(dst, at, firstSeq + i, ack, len, sourcePort, destinationPort, flags);
+                at += RdsHeader.SIZE;
+                dst.put(at, v, off, len);
+                at += len;
+                off += len;
+            }
+            return;
+        }
         for (int i = 0; i < n; i++) {
             int len = lengths[i];
             int flags = (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0)

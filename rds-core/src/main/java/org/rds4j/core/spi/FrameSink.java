@@ -39,6 +39,22 @@ public interface FrameSink {
     }
 
     /**
+     * Room for {@code length} bytes of whole frames in the sink's own buffer, for the caller to write in place: one
+     * call and no copy through an intermediate buffer for a run of small frames, where two {@link #write} calls per
+     * frame cost more than the bytes they copy. The claimed bytes count as written at once ({@link #streamOffset}
+     * moves past them); the caller fills every one of them, with absolute puts only (the buffer's position and limit
+     * stay as they are), before its next call to this sink and before {@link ConnectionHandler#transmit} returns.
+     * The default claims nothing.
+     *
+     * @param length the bytes wanted, at least 1
+     * @return a buffer whose region from its position is the caller's for {@code length} bytes, or {@code null} if the
+     *         sink has no contiguous room that large now (then write the frames one by one)
+     */
+    default ByteBuffer claim(int length) {
+        return null;
+    }
+
+    /**
      * The number of bytes written to this connection so far, counting from its first byte.
      *
      * @return the stream offset after the last frame written, for {@link ConnectionHandler#onTransmitted}

@@ -19,6 +19,8 @@ public final class HeaderEncoder {
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BUFFER_LONG =
+            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private final byte[] bytes = new byte[RdsHeader.SIZE];
     /** Always position 0, limit 48: sinks copy its remaining bytes and leave the position as it was. */
@@ -54,6 +56,30 @@ public final class HeaderEncoder {
             Arrays.fill(b, RdsHeader.EXTHDR_OFFSET, RdsHeader.SIZE, (byte) 0);
             extensionsSet = false;
         }
+    }
+
+    /**
+     * Encodes a whole header with no extensions straight into {@code dst} at {@code at}, all 48 bytes (a claimed
+     * region holds whatever was there before): the same bytes as {@link #encode} with {@code null} extensions. Six
+     * absolute puts, so the frame's header needs no copy of its own.
+     *
+     * @param dst where the frame goes; its position and limit are not used or changed
+     * @param at the index of the header's first byte
+     * @param sequence h_sequence
+     * @param ack h_ack
+     * @param length h_len
+     * @param sourcePort h_sport
+     * @param destinationPort h_dport
+     * @param flags h_flags
+     */
+    public static void encodeInto(ByteBuffer dst, int at, long sequence, long ack, int length, int sourcePort,
+                                  int destinationPort, int flags) {
+        BUFFER_LONG.set(dst, at, sequence);
+        BUFFER_LONG.set(dst, at + 8, ack);
+        BUFFER_LONG.set(dst, at + 16, (long) length << 32 | (sourcePort & 0xFFFFL) << 16 | (destinationPort & 0xFFFFL));
+        BUFFER_LONG.set(dst, at + 24, (long) (flags & 0xFF) << 56);   // h_flags, then h_credit, padding, csum: 0
+        BUFFER_LONG.set(dst, at + RdsHeader.EXTHDR_OFFSET, 0L);
+        BUFFER_LONG.set(dst, at + RdsHeader.EXTHDR_OFFSET + 8, 0L);
     }
 
     /**

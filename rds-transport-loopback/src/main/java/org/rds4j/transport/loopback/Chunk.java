@@ -15,4 +15,6 @@ final class Chunk {
     final ByteBuffer bytes = ByteBuffer.allocate(SIZE);
     /** The reader's: set to a segment's region before the handler sees it. */
     final ByteBuffer view = bytes.duplicate();
+    /** The writer's, for {@link LoopbackEndpoint#claim}: positioned at a claimed region, written with absolute puts. */
+    final ByteBuffer claims = bytes.duplicate();
 }

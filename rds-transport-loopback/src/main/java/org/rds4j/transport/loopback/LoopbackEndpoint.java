@@ -142,6 +142,23 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         copy(payload);
     }
 
+    /**
+     * Claims room in the staging chunk, short of its end: a claim never fills the chunk, since a full chunk is handed
+     * to the peer at once and the claimed bytes are not written yet. The chunk's {@code claims} view is returned at
+     * the region's start.
+     */
+    @Override
+    public ByteBuffer claim(int length) {
+        ByteBuffer b = staging.bytes;
+        int at = b.position();
+        if (length >= b.limit() - at) {
+            return null;
+        }
+        b.position(at + length);
+        written += length;
+        return staging.claims.position(at);
+    }
+
     private void copy(ByteBuffer src) {
         int pos = src.position();
         int end = src.limit();

@@ -25,7 +25,8 @@ import org.rds4j.core.spi.TransportInstance;
 /**
  * The transport's segments, through its SPI: a reader that falls behind a writer of many small passes gets their
  * bytes whole and in order, in about one segment per chunk rather than one per pass (the segments it has not read yet
- * coalesce), so the writer's segment pool is never outgrown and steady traffic allocates none.
+ * coalesce), so the writer's segment pool is never outgrown and steady traffic allocates none. Every other frame is
+ * written in place into a claimed region of the chunk, which a claim never fills.
  */
 @Timeout(60)
 class LoopbackSegmentsTest {
@@ -37,6 +38,9 @@ class LoopbackSegmentsTest {
         Reader reader = new Reader();
         writeBehindAHeldReader("10.99.7.1", "10.99.7.2", reader);
         int chunks = PASSES * PASS_BYTES / (64 * 1024) + 1;
+        // Pass 655 begins 36 bytes before the first chunk's end: its claim is refused, and its frame spans two chunks.
+        assertEquals(1, reader.writer.refused.get(), "claims refused");
+        assertEquals(PASSES / 2 - 1, reader.writer.claimed.get(), "claims granted");
         // One segment for the first pass (read while the others queued), then at most one per chunk they span.
         assertTrue(reader.calls.get() <= chunks + 2, reader.calls.get() + " segments read for " + PASSES
                 + " passes over " + chunks + " chunks: queued segments did not coalesce");
@@ -66,6 +70,7 @@ class LoopbackSegmentsTest {
         InetAddress b = InetAddress.getByName(to);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         Writer writer = new Writer();
+        reader.writer = writer;
         try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-" + from, timer, null));
              TransportInstance tb = new LoopbackTransport().open(new Host("seg-" + to, timer, reader))) {
             tb.listen(b);
@@ -86,6 +91,8 @@ class LoopbackSegmentsTest {
         final CompletableFuture<TransportConnection> connected = new CompletableFuture<>();
         final AtomicInteger passes = new AtomicInteger();
         final CountDownLatch done = new CountDownLatch(1);
+        final AtomicInteger claimed = new AtomicInteger();
+        final AtomicInteger refused = new AtomicInteger();
         private TransportConnection connection;
 
         @Override
@@ -100,7 +107,17 @@ class LoopbackSegmentsTest {
             if (n == PASSES || !sink.isWritable()) {
                 return;
             }
-            sink.write(frame(n), ByteBuffer.allocate(0));
+            // Every other frame is written in place where the chunk has room for it (FrameSink.claim).
+            ByteBuffer dst = n % 2 == 1 ? sink.claim(PASS_BYTES) : null;
+            if (dst != null) {
+                dst.put(dst.position(), frame(n), 0, PASS_BYTES);
+                claimed.incrementAndGet();
+            } else {
+                if (n % 2 == 1) {
+                    refused.incrementAndGet();
+                }
+                sink.write(frame(n), ByteBuffer.allocate(0));
+            }
             if (passes.incrementAndGet() == PASSES) {
                 done.countDown();
             } else {
@@ -131,6 +148,7 @@ class LoopbackSegmentsTest {
         final CountDownLatch all = new CountDownLatch(1);
         final AtomicInteger calls = new AtomicInteger();
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Writer writer;
 
         @Override
         public void onBytes(ByteBuffer data) {

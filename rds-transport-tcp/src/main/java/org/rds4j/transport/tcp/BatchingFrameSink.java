@@ -121,6 +121,25 @@ final class BatchingFrameSink implements FrameSink {
         channel.write(LentPayloadBuf.lend(loan, payload.position(), n), channel.voidPromise());
     }
 
+    /**
+     * Claims room in the batch being filled, short of its end (a full batch is written at once, and the claimed bytes
+     * are not there yet); none if the batch has no single NIO view. The view is returned at the region's start: the
+     * copies into it use absolute indexes, so its position is free for this.
+     */
+    @Override
+    public ByteBuffer claim(int length) {
+        if (batch == null) {
+            startBatch();
+        }
+        if (view == null || length >= batchSize - fill) {
+            return null;
+        }
+        int at = viewBase + fill;
+        fill += length;
+        offset += length;
+        return view.position(at);
+    }
+
     @Override
     public long streamOffset() {
         return offset;

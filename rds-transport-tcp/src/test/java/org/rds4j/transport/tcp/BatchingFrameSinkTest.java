@@ -227,6 +227,68 @@ class BatchingFrameSinkTest {
         ch.finishAndReleaseAll();
     }
 
+    /**
+     * Frames written in place into claimed regions leave in stream order among copied and lent ones. A claim is
+     * refused only where it would reach the batch's end (the caller then writes frame by frame), so no written batch
+     * is larger than a batch and the claimed bytes are in the batch before it is written.
+     */
+    @Test
+    void claimedFramesLeaveInStreamOrderAmongCopiedAndLentOnes() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        List<TestLoan> loans = new ArrayList<>();
+        int claimed = 0;
+        int refused = 0;
+        for (int i = 0; i < 300; i++) {
+            int kind = i % 6;
+            int len = kind == 5 ? 40_000 + i : 1 + (i * 997) % 6_000;
+            ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, len), kind == 5 ? 1 : i);
+            RecordingHandler.append(expected, f);
+            if (kind < 3) {
+                ByteBuffer dst = sink.claim(org.rds4j.core.wire.RdsHeader.SIZE + len);
+                if (dst == null) {
+                    refused++;
+                    sink.write(f[0], f[1]);
+                } else {
+                    claimed++;
+                    int at = dst.position();
+                    int limit = dst.limit();
+                    dst.put(at, f[0], f[0].position(), org.rds4j.core.wire.RdsHeader.SIZE);
+                    dst.put(at + org.rds4j.core.wire.RdsHeader.SIZE, f[1], f[1].position(), len);
+                    assertEquals(at, dst.position(), "absolute puts leave the claim's view where it was");
+                    assertEquals(limit, dst.limit());
+                }
+            } else if (kind == 5) {
+                TestLoan loan = new TestLoan(f[1]);
+                loans.add(loan);
+                sink.write(f[0], f[1], loan);
+            } else {
+                sink.write(f[0], f[1], null);
+            }
+            assertEquals(expected.size(), sink.streamOffset(), "frame " + i);
+        }
+        sink.finish();
+        assertTrue(claimed > 100, claimed + " claims granted");
+        assertTrue(refused > 0, "some claims met a batch's end");
+        List<Object> kinds = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            kinds.add(b.getClass());
+            sizes.add(b.readableBytes());
+            byte[] a = new byte[b.readableBytes()];
+            b.readBytes(a);
+            got.write(a, 0, a.length);
+            b.release();
+        }
+        assertArrayEquals(expected.toByteArray(), got.toByteArray());
+        assertTrue(sizes.stream().allMatch(n -> n <= BatchingFrameSink.BATCH_SIZE || n > 40_000), sizes.toString());
+        assertEquals(loans.size(), kinds.stream().filter(k -> k == LentPayloadBuf.class).count());
+        assertEquals(List.of((long) expected.size()), transmitted);
+        ch.finishAndReleaseAll();
+    }
+
     @Test
     void aPayloadOutOnLoanOrUnderTlsIsCopied() {
         for (boolean borrowing : new boolean[] {true, false}) {

@@ -59,14 +59,23 @@ public final class RdsMessageInfo {
      */
     public RdsMessageInfo setData(InetSocketAddress source, int destinationPort, int length, boolean truncated,
                                   long arrivalNanos) {
-        this.kind = RdsDatagram.Kind.DATA;
-        this.source = source;
+        // References are stored only when they change: a holder reused for every message lives in the old
+        // generation, where each reference store runs the collector's write barrier (with G1, a memory fence when the
+        // value lives in another region), and a stream's messages mostly repeat the kind and the source.
+        if (this.kind != RdsDatagram.Kind.DATA) {
+            this.kind = RdsDatagram.Kind.DATA;
+        }
+        if (this.source != source) {
+            this.source = source;
+        }
         this.destinationPort = destinationPort;
         this.length = length;
         this.truncated = truncated;
         this.arrivalNanos = arrivalNanos;
         this.congestionMask = 0;
-        this.failure = null;
+        if (this.failure != null) {
+            this.failure = null;
+        }
         this.cookieCount = 0;
         return this;
     }

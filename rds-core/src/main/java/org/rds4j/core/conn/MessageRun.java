@@ -175,9 +175,8 @@ final class MessageRun {
             v.limit(v.capacity());                    // absolute copies check against the limit
             for (int i = 0; i < n; i++) {
                 int len = lengths[i];
-                int flags = (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0)
-                        | (asks && i == n - 1 ? RdsHeader.FLAG_ACK_REQUIRED : 0);
-                HeaderEncoder.encodeInto(dst, at, firstSeq + i, ack, len, sourcePort, destinationPort, flags);
+                HeaderEncoder.encodeInto(dst, at, firstSeq + i, ack, len, sourcePort, destinationPort,
+                        flags(i == n - 1, retransmit, asks));
                 at += RdsHeader.SIZE;
                 dst.put(at, v, off, len);
                 at += len;
@@ -187,12 +186,15 @@ final class MessageRun {
         }
         for (int i = 0; i < n; i++) {
             int len = lengths[i];
-            int flags = (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0)
-                    | (asks && i == n - 1 ? RdsHeader.FLAG_ACK_REQUIRED : 0);
-            e.encode(firstSeq + i, ack, len, sourcePort, destinationPort, flags, null);
+            e.encode(firstSeq + i, ack, len, sourcePort, destinationPort, flags(i == n - 1, retransmit, asks), null);
             v.limit(off + len).position(off);
             sink.write(e.buffer(), v);
             off += len;
         }
+    }
+
+    /** A frame's h_flags: every one marked if resent, only the run's last asking for a prompt acknowledgement. */
+    private static int flags(boolean last, boolean retransmit, boolean asks) {
+        return (retransmit ? RdsHeader.FLAG_RETRANSMITTED : 0) | (asks && last ? RdsHeader.FLAG_ACK_REQUIRED : 0);
     }
 }

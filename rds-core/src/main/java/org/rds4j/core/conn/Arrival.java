@@ -75,18 +75,8 @@ public final class Arrival implements ReadTarget {
     }
 
     /**
-     * Prepares this arrival for a payload of {@code length} bytes: position 0, limit {@code length}.
-     *
-     * @param length the payload size in bytes
-     * @return the buffer to fill, reused when large enough
-     */
-    public ByteBuffer prepare(int length) {
-        return prepare(length, 0);
-    }
-
-    /**
-     * {@link #prepare(int)} in a buffer of at least {@code room} bytes, so that the small messages behind this one in a
-     * read can join it as a run.
+     * Prepares this arrival for a payload of {@code length} bytes: position 0, limit {@code length}, in a buffer of at
+     * least {@code room} bytes, so that the small messages behind this one in a read can join it as a run.
      *
      * @param length the payload size in bytes
      * @param room the least capacity wanted, 0 for what the length needs

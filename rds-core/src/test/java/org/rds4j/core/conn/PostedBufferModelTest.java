@@ -43,7 +43,7 @@ class PostedBufferModelTest {
         Thread reader = Thread.currentThread();
         PostedBuffer posted = new PostedBuffer();
         Arrival a = new Arrival();
-        a.prepare(length);
+        a.prepare(length, 0);
 
         posted.post(dst, reader);
         assertTrue(posted.posted());

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.rds4j.core.spi.PayloadLoan;
+import org.rds4j.core.wire.RdsHeader;
 import org.junit.jupiter.api.Test;
 
 /** The batching sink alone, on an {@link EmbeddedChannel}: batch boundaries, offsets, buffers left untouched. */
@@ -164,9 +165,15 @@ class BatchingFrameSinkTest {
 
     /** Reads what the channel was given into one stream: batches, slices of them, and lent payloads. */
     private static byte[] drain(EmbeddedChannel ch, List<Object> kinds) {
+        return drain(ch, kinds, new ArrayList<>());
+    }
+
+    /** {@link #drain(EmbeddedChannel, List)}, noting the size of each buffer written as well. */
+    private static byte[] drain(EmbeddedChannel ch, List<Object> kinds, List<Integer> sizes) {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
             kinds.add(b.getClass());
+            sizes.add(b.readableBytes());
             byte[] a = new byte[b.readableBytes()];
             b.readBytes(a);
             got.write(a, 0, a.length);
@@ -246,7 +253,7 @@ class BatchingFrameSinkTest {
             ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, len), kind == 5 ? 1 : i);
             RecordingHandler.append(expected, f);
             if (kind < 3) {
-                ByteBuffer dst = sink.claim(org.rds4j.core.wire.RdsHeader.SIZE + len);
+                ByteBuffer dst = sink.claim(RdsHeader.SIZE + len);
                 if (dst == null) {
                     refused++;
                     sink.write(f[0], f[1]);
@@ -254,8 +261,8 @@ class BatchingFrameSinkTest {
                     claimed++;
                     int at = dst.position();
                     int limit = dst.limit();
-                    dst.put(at, f[0], f[0].position(), org.rds4j.core.wire.RdsHeader.SIZE);
-                    dst.put(at + org.rds4j.core.wire.RdsHeader.SIZE, f[1], f[1].position(), len);
+                    dst.put(at, f[0], f[0].position(), RdsHeader.SIZE);
+                    dst.put(at + RdsHeader.SIZE, f[1], f[1].position(), len);
                     assertEquals(at, dst.position(), "absolute puts leave the claim's view where it was");
                     assertEquals(limit, dst.limit());
                 }
@@ -273,16 +280,7 @@ class BatchingFrameSinkTest {
         assertTrue(refused > 0, "some claims met a batch's end");
         List<Object> kinds = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
-        ByteArrayOutputStream got = new ByteArrayOutputStream();
-        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-            kinds.add(b.getClass());
-            sizes.add(b.readableBytes());
-            byte[] a = new byte[b.readableBytes()];
-            b.readBytes(a);
-            got.write(a, 0, a.length);
-            b.release();
-        }
-        assertArrayEquals(expected.toByteArray(), got.toByteArray());
+        assertArrayEquals(expected.toByteArray(), drain(ch, kinds, sizes));
         assertTrue(sizes.stream().allMatch(n -> n <= BatchingFrameSink.BATCH_SIZE || n > 40_000), sizes.toString());
         assertEquals(loans.size(), kinds.stream().filter(k -> k == LentPayloadBuf.class).count());
         assertEquals(List.of((long) expected.size()), transmitted);

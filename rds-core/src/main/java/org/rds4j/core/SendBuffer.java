@@ -17,14 +17,31 @@ import org.rds4j.core.util.WaitQueue;
  * {@code rs_snd_bytes} against half of {@code SO_SNDBUF}: a send is accepted while less than the budget is in use, so
  * the last one may overshoot.
  *
- * <p>The common case takes no lock: a sender reserves with one compare-and-set, the I/O thread releases with one
- * atomic add per acknowledgement batch. The lock and its wait queue are only for senders that must wait (a full
+ * <p>The common case takes no lock: a sender reserves with one compare-and-set (bytes and messages share one word),
+ * the I/O thread releases with one atomic add per acknowledgement batch. The lock and its wait queue are only for senders that must wait (a full
  * budget) and {@link #awaitEmpty}; a releaser takes it only when someone waits. The waiter counts itself before it
  * re-checks the budget and the releaser subtracts before it reads the count (both volatile), so no wake-up is lost.
  */
 final class SendBuffer {
-    private final AtomicLong bytes = new AtomicLong();
-    private final AtomicLong messages = new AtomicLong();
+    /**
+     * Where the message count starts in {@link #queued}: below it the bytes, which stay under the budget plus one
+     * message (a budget is at most an {@code int}, a message at most 1 MiB), so 36 bits hold them.
+     */
+    private static final int MESSAGE_SHIFT = 36;
+    private static final long BYTES_MASK = (1L << MESSAGE_SHIFT) - 1;
+    private static final long ONE_MESSAGE = 1L << MESSAGE_SHIFT;
+    /**
+     * The most messages a socket may have queued: 2^27 - 1, so the count never reaches the sign bit. Zero-length
+     * messages take no budget, so only this bounds them; a sender that finds it reached waits as for a full budget
+     * (about 134 million messages, far more than a heap holds).
+     */
+    static final long MAX_MESSAGES = (1L << (63 - MESSAGE_SHIFT)) - 1;
+
+    /**
+     * Bytes and messages queued, in one word: the low {@link #MESSAGE_SHIFT} bits the bytes, the rest the messages.
+     * One compare-and-set takes room for both; as two atomics they were two locked instructions per send.
+     */
+    private final AtomicLong queued = new AtomicLong();
     private final ReentrantLock lock = new SpinningLock();
     private final WaitQueue changed = new WaitQueue();
     private final RdsCounters counters;
@@ -47,15 +64,20 @@ final class SendBuffer {
     }
 
     long queuedBytes() {
-        return bytes.get();
+        return queued.get() & BYTES_MASK;
     }
 
     long queuedMessages() {
-        return messages.get();
+        return queued.get() >>> MESSAGE_SHIFT;
+    }
+
+    /** Whether {@code state} leaves room for one more message under {@code budget}. */
+    private static boolean room(long state, long budget) {
+        return (state & BYTES_MASK) < budget && (state >>> MESSAGE_SHIFT) < MAX_MESSAGES;
     }
 
     boolean hasRoom() {
-        return bytes.get() < budget;
+        return room(queued.get(), budget);
     }
 
     /**
@@ -67,10 +89,9 @@ final class SendBuffer {
      */
     boolean reserve(int len, boolean blocking, long timeoutNanos, CoreSocket socket) throws java.io.IOException {
         long b = budget;
-        long q = bytes.get();
-        if (q < b && bytes.compareAndSet(q, q + len)) {
-            messages.incrementAndGet();
-            return q >= b / 2;
+        long s = queued.get();
+        if (room(s, b) && queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
+            return (s & BYTES_MASK) >= b / 2;
         }
         return reserveSlow(len, blocking, timeoutNanos, socket);
     }
@@ -83,10 +104,9 @@ final class SendBuffer {
      */
     int tryReserve(int len) {
         long b = budget;
-        long q = bytes.get();
-        if (q < b && bytes.compareAndSet(q, q + len)) {
-            messages.incrementAndGet();
-            return q >= b / 2 ? 1 : 0;
+        long s = queued.get();
+        if (room(s, b) && queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
+            return (s & BYTES_MASK) >= b / 2 ? 1 : 0;
         }
         return -1;
     }
@@ -101,10 +121,10 @@ final class SendBuffer {
             while (true) {
                 socket.checkOpen();
                 long b = budget;
-                long q = bytes.get();
-                if (q < b) {
-                    if (bytes.compareAndSet(q, q + len)) {
-                        messages.incrementAndGet();
+                long s = queued.get();
+                long q = s & BYTES_MASK;
+                if (room(s, b)) {
+                    if (queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
                         return q >= b / 2;
                     }
                     continue;
@@ -135,8 +155,7 @@ final class SendBuffer {
 
     /** Gives back room for {@code count} messages of {@code len} bytes in all; wakes waiters if any. */
     void release(int count, long len) {
-        bytes.addAndGet(-len);
-        messages.addAndGet(-count);
+        queued.addAndGet(-(len + count * ONE_MESSAGE));
         if (waiters > 0) {
             wakeAll();
         }
@@ -149,7 +168,7 @@ final class SendBuffer {
         waiters++;
         try {
             // Messages, not only bytes: zero-length messages take no bytes but must leave too.
-            while (bytes.get() > 0 || messages.get() > 0) {
+            while (queued.get() != 0) {
                 socket.checkOpen();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -160,7 +179,7 @@ final class SendBuffer {
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return bytes.get() == 0 && messages.get() == 0;
+            return queued.get() == 0;
         } finally {
             waiters--;
             lock.unlock();

@@ -18,9 +18,10 @@ import org.rds4j.core.util.WaitQueue;
  * the last one may overshoot.
  *
  * <p>The common case takes no lock: a sender reserves with one compare-and-set (bytes and messages share one word),
- * the I/O thread releases with one atomic add per acknowledgement batch. The lock and its wait queue are only for senders that must wait (a full
- * budget) and {@link #awaitEmpty}; a releaser takes it only when someone waits. The waiter counts itself before it
- * re-checks the budget and the releaser subtracts before it reads the count (both volatile), so no wake-up is lost.
+ * the I/O thread releases with one atomic add per acknowledgement batch. The lock and its wait queue are only for
+ * senders that must wait (a full budget) and {@link #awaitEmpty}; a releaser takes it only when someone waits. The
+ * waiter counts itself before it re-checks the budget and the releaser subtracts before it reads the count (both
+ * volatile), so no wake-up is lost.
  */
 final class SendBuffer {
     /**
@@ -134,6 +135,10 @@ final class SendBuffer {
                     counted = true;
                 }
                 if (!blocking) {
+                    if (q < b) {
+                        throw new EagainException("the socket has " + MAX_MESSAGES + " messages queued, the most it"
+                                + " may; retry when earlier messages have left");
+                    }
                     throw new EagainException("the send buffer is full (" + q + " of " + b + " bytes queued);"
                             + " retry when earlier messages have left, or raise SO_SNDBUF");
                 }

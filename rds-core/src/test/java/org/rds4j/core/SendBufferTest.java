@@ -1,6 +1,7 @@
 package org.rds4j.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayDeque;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A socket's send budget keeps bytes and messages in one word ({@link SendBuffer}): whatever the order of sends and
  * acknowledgement batches, each count reads back exactly as if kept on its own, zero-length messages included, and a
- * send is taken exactly while less than the budget is in use. The property draws every step from one seed, which a
+ * send is taken exactly while less than the budget is in use and fewer than {@link SendBuffer#MAX_MESSAGES} messages
+ * are queued. The property draws every step from one seed, which a
  * failure names.
  */
 class SendBufferTest {
@@ -71,6 +73,25 @@ class SendBufferTest {
         assertEquals(0, buffer.queuedBytes());
         assertEquals(0, buffer.queuedMessages());
         assertTrue(buffer.hasRoom());
-        assertTrue(SendBuffer.MAX_MESSAGES > 100_000_000L, "the message count's bound is beyond any heap's reach");
+    }
+
+    @Test
+    void theMessageCountStopsAtItsBoundWithoutSpillingIntoTheBytes() {
+        SendBuffer buffer = new SendBuffer(new RdsCounters(), 1000);
+        assertTrue(SendBuffer.MAX_MESSAGES > 100_000_000L, "the bound is beyond any heap's reach");
+        for (long i = 0; i < SendBuffer.MAX_MESSAGES; i++) {
+            if (buffer.tryReserve(0) != 0) {
+                throw new AssertionError("refused at message " + i + " of " + SendBuffer.MAX_MESSAGES);
+            }
+        }
+        assertEquals(SendBuffer.MAX_MESSAGES, buffer.queuedMessages());
+        assertEquals(0, buffer.queuedBytes());
+        assertEquals(-1, buffer.tryReserve(0), "one more than the bound");
+        assertEquals(-1, buffer.tryReserve(10), "bytes cannot come in either");
+        assertFalse(buffer.hasRoom());
+        buffer.release(1, 0);
+        assertEquals(0, buffer.tryReserve(10), "room for one message again");
+        assertEquals(10, buffer.queuedBytes());
+        assertEquals(SendBuffer.MAX_MESSAGES, buffer.queuedMessages());
     }
 }

@@ -30,10 +30,18 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * read by the other end's thread long enough ago to have left that core's private caches. Reused sooner, each
      * line the writer stores to still sits in the reader's cache and must be taken from it first: with the few
      * chunks a stream keeps in flight, pinned 8 KiB messages cost 7.3 CPU seconds per million where a ring of 32
-     * costs 2.9 (docs/threading.md, session 29). A chunk is made only when the stream reaches it, so a connection
-     * that moves little keeps little.
+     * costs 2.9 (docs/threading.md, session 29). A chunk is made only when a fast stream reaches it
+     * ({@link #FAST_CHUNK_NANOS}), so a connection that moves little keeps little.
      */
     static final int RING = 32;
+    /**
+     * A stream that fills a chunk within this long of the one before (64 MB/s or more) grows the ring. A slower one,
+     * such as the acknowledgements flowing back against a stream of large messages, reuses what it has: a chunk it
+     * wrote a millisecond ago or more has been pushed out of the reading core's caches by then if that core is busy,
+     * and if it is not, a reused line costs little at that rate. Growing it anyway made the acknowledgement side of a
+     * 1 MiB cell allocate a new chunk every 1,400 messages until its ring was full.
+     */
+    static final long FAST_CHUNK_NANOS = 1_000_000L;
 
     private final LoopbackInstance owner;
     private final InetSocketAddress local;
@@ -59,6 +67,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private Chunk staging = chunks.take();
     /** Chunks this end has made, up to {@link #RING}; our thread. */
     private int chunksMade = 1;
+    /** When this end last moved to a new chunk ({@link System#nanoTime}); our thread. */
+    private long lastChunkNanos = System.nanoTime();
     /** Where the part of the staging chunk not yet handed over starts. */
     private int stagedFrom;
     private long written;
@@ -211,11 +221,14 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     /**
-     * A new chunk until the ring is made, then the one the reader gave back longest ago (the pool is first in, first
-     * out).
+     * A new chunk while a fast stream has not made its ring yet, else the one the reader gave back longest ago (the
+     * pool is first in, first out; it makes a chunk only when none is back).
      */
     private Chunk nextChunk() {
-        if (chunksMade < RING) {
+        long now = System.nanoTime();
+        boolean fast = now - lastChunkNanos < FAST_CHUNK_NANOS;
+        lastChunkNanos = now;
+        if (fast && chunksMade < RING) {
             chunksMade++;
             return new Chunk();
         }

@@ -89,18 +89,14 @@ final class SendBuffer {
      *         kernel marks it ACK_REQUIRED
      */
     boolean reserve(int len, boolean blocking, long timeoutNanos, CoreSocket socket) throws java.io.IOException {
-        long b = budget;
-        long s = queued.get();
-        if (room(s, b) && queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
-            return (s & BYTES_MASK) >= b / 2;
-        }
-        return reserveSlow(len, blocking, timeoutNanos, socket);
+        int ask = tryReserve(len);
+        return ask >= 0 ? ask > 0 : reserveSlow(len, blocking, timeoutNanos, socket);
     }
 
     /**
      * Takes room for a message of {@code len} bytes if there is some now; never waits.
      *
-     * @return -1 if the budget is full (nothing taken); else 1 if it was at least half full (ask for a prompt
+     * @return -1 if there is no room (nothing taken); else 1 if the budget was at least half full (ask for a prompt
      *         acknowledgement, as {@link #reserve} says), 0 if not
      */
     int tryReserve(int len) {

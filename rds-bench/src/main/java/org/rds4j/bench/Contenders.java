@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.rds4j.bench.contenders.AeronContender;
+import org.rds4j.bench.contenders.HandoffNioContender;
 import org.rds4j.bench.contenders.NettyContender;
 import org.rds4j.bench.contenders.NioContender;
 import org.rds4j.bench.contenders.Rds4jContender;
@@ -36,6 +37,9 @@ public final class Contenders {
                 new NioContender(true),
                 new NioContender(false),
                 NioContender.spinning(),
+                // rds4j's threading without its protocol: what the hand-offs alone cost, by default and busy-polling.
+                new HandoffNioContender(false),
+                new HandoffNioContender(true),
                 new NettyContender(),
                 new AeronContender(false),
                 new AeronContender(true),

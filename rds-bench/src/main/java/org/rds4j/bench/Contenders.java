@@ -20,6 +20,8 @@ public final class Contenders {
     public static final String PER_MESSAGE_REFERENCE = "nio-per-msg";
     /** rds4j's busy-poll mode is compared with raw NIO busy-spinning. */
     public static final String SPIN_REFERENCE = "nio-spin";
+    /** Raw NIO with rds4j's threading, busy-polling: its RTT is given as a ratio to {@link #SPIN_REFERENCE} too. */
+    public static final String HANDOFF_SPIN = "nio-handoff-spin";
 
     /** The multipath contenders' I/O threads: one per available processor. */
     private static final int CORES = Runtime.getRuntime().availableProcessors();

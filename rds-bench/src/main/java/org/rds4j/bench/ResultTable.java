@@ -11,7 +11,8 @@ import java.util.Map;
  * msgs/s, RTT p50 and CPU are also given as a ratio to packed raw NIO at the same size (the physical reference: above
  * 1 means more msgs/s, or a longer RTT, or more CPU, than the reference); rds4j's loopback transport's msgs/s also
  * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the issue's
- * low-latency comparison: each side of the round trip spinning instead of sleeping). With several runs the lines are
+ * low-latency comparison: each side of the round trip spinning instead of sleeping), as is that of raw NIO with
+ * rds4j's threading polling the same way ({@code nio-handoff-spin}: the floor of that ratio for this threading). With several runs the lines are
  * medians and two columns give the spread.
  */
 final class ResultTable {
@@ -67,7 +68,8 @@ final class ResultTable {
             cells.add(ratio(r.cpuSecondsPerMillion(), ref == null ? Double.NaN : ref.cpuSecondsPerMillion()));
             Row ipc = r.contender().startsWith("rds4j-loopback") ? aeronIpc.get(r.size()) : null;
             cells.add(ratio(r.msgsPerSecond(), ipc == null ? Double.NaN : ipc.msgsPerSecond()));
-            Row spin = r.contender().endsWith("-busypoll") ? nioSpin.get(r.size()) : null;
+            boolean polls = r.contender().endsWith("-busypoll") || r.contender().equals(Contenders.HANDOFF_SPIN);
+            Row spin = polls ? nioSpin.get(r.size()) : null;
             cells.add(ratio(r.p50Micros(), spin == null ? Double.NaN : spin.p50Micros()));
             if (spreads) {
                 cells.add(fixed(r.msgsSpreadPct(), 1));

@@ -8,6 +8,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.bench.Contender;
+import org.rds4j.bench.Contenders;
 import org.rds4j.bench.Endpoint;
 import org.rds4j.bench.Link;
 
@@ -35,7 +36,7 @@ public final class HandoffNioContender implements Contender {
 
     @Override
     public String name() {
-        return spin ? "nio-handoff-spin" : "nio-handoff";
+        return spin ? Contenders.HANDOFF_SPIN : "nio-handoff";
     }
 
     @Override

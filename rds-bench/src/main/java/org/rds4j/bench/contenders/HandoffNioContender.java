@@ -20,11 +20,12 @@ import org.rds4j.bench.Link;
  * NIO has none and two. The payload is copied by the sender into the ring, by the I/O thread into its packed write,
  * by the I/O thread out of its read buffer into the ring, and by the reader out of the ring: rds4j's copies too.
  *
- * <p>No sequence numbers, acknowledgements, send budget, congestion or headers beyond a 4-byte length: whatever rds4j
- * does beyond this contender's figures is its protocol's cost, and what this contender cannot do against raw NIO no
- * rds4j with this threading can. With {@code spin} the waits poll as rds4j's busy-poll mode does (the I/O threads
- * never sleep, the application threads yield between checks instead of parking): the floor of
- * {@code rds4j-tcp-busypoll}, to be read against {@code nio-spin}.
+ * <p>No sequence numbers, acknowledgements, send budget, congestion or headers beyond a 4-byte length, and no
+ * batching of small sends into runs. With {@code spin} the waits poll as rds4j's busy-poll mode does (the I/O threads
+ * never sleep, the application threads yield between checks instead of parking). For a small message's round trip
+ * that is a floor: the hand-offs, not the protocol, set it, and no rds4j with this threading gets under it on the
+ * same machine ({@code rds4j-tcp-busypoll} against {@code nio-spin}). For one-way throughput it is not one: rds4j's
+ * runs and pools can beat it (docs/threading.md, session 30).
  */
 public final class HandoffNioContender implements Contender {
     private static final long JOIN_MILLIS = TimeUnit.SECONDS.toMillis(5);

@@ -1,10 +1,6 @@
 package org.rds4j.bench.contenders;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.bench.Contender;
@@ -53,31 +49,13 @@ public final class HandoffNioContender implements Contender {
 
     @Override
     public Link open(int maxMessageSize) throws IOException {
-        InetAddress localhost = InetAddress.getByName("127.0.0.1");
-        try (ServerSocketChannel server = ServerSocketChannel.open()) {
-            server.bind(new InetSocketAddress(localhost, 0));
-            SocketChannel a = SocketChannel.open(server.getLocalAddress());
-            SocketChannel b = null;
-            try {
-                b = server.accept();
-                for (SocketChannel c : new SocketChannel[] {a, b}) {
-                    c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                }
-                int slotSize = Math.max(maxMessageSize, Long.BYTES);
-                int slots = HandoffRing.slotsFor(slotSize);
-                HandoffLinkState state = new HandoffLinkState();
-                HandoffLink link = new HandoffLink(state, side(a, "a", slots, slotSize, state),
-                        side(b, "b", slots, slotSize, state));
-                link.start();
-                return link;
-            } catch (IOException | RuntimeException e) {
-                a.close();
-                if (b != null) {
-                    b.close();
-                }
-                throw e;
-            }
-        }
+        int slotSize = Math.max(maxMessageSize, Long.BYTES);
+        int slots = HandoffRing.slotsFor(slotSize);
+        HandoffLinkState state = new HandoffLinkState();
+        HandoffLink link = LoopbackSocketPair.open((a, b) -> new HandoffLink(state,
+                side(a, "a", slots, slotSize, state), side(b, "b", slots, slotSize, state)));
+        link.start();
+        return link;
     }
 
     private Side side(SocketChannel channel, String name, int slots, int slotSize, HandoffLinkState state)

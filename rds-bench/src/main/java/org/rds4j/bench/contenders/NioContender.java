@@ -1,11 +1,6 @@
 package org.rds4j.bench.contenders;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import org.rds4j.bench.Contender;
 import org.rds4j.bench.Endpoint;
 import org.rds4j.bench.Link;
@@ -56,28 +51,8 @@ public final class NioContender implements Contender {
 
     @Override
     public Link open(int maxMessageSize) throws IOException {
-        InetAddress localhost = InetAddress.getByName("127.0.0.1");
-        try (ServerSocketChannel server = ServerSocketChannel.open()) {
-            server.bind(new InetSocketAddress(localhost, 0));
-            SocketChannel a = SocketChannel.open(server.getLocalAddress());
-            SocketChannel b = null;
-            try {
-                b = server.accept();
-                for (SocketChannel c : new SocketChannel[] {a, b}) {
-                    // Small messages must not wait for Nagle in the round trips; every contender turns it off.
-                    c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                }
-                NioEndpoint ea = new NioEndpoint(a, packed, spin);
-                NioEndpoint eb = new NioEndpoint(b, packed, spin);
-                return new NioLink(ea, eb);
-            } catch (IOException | RuntimeException e) {
-                a.close();
-                if (b != null) {
-                    b.close();
-                }
-                throw e;
-            }
-        }
+        return LoopbackSocketPair.open((a, b) -> new NioLink(new NioEndpoint(a, packed, spin),
+                new NioEndpoint(b, packed, spin)));
     }
 
     private record NioLink(NioEndpoint a, NioEndpoint b) implements Link {

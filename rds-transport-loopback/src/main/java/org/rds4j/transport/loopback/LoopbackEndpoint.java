@@ -42,6 +42,13 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * 1 MiB cell allocate a new chunk every 1,400 messages until its ring was full.
      */
     static final long FAST_CHUNK_NANOS = 1_000_000L;
+    /**
+     * The ring is sized over a stream's first this many chunks (8 MiB) and never grows after them: a stream whose
+     * speed hovers about {@link #FAST_CHUNK_NANOS} (6,000-byte messages that each congest the receiver) otherwise
+     * made its chunks whenever it first ran fast, which could be long after it had settled, and a steady stream then
+     * allocated 2 to 6 MB at once (`LoopbackAllocationTest`, two runs in six).
+     */
+    static final int RING_WINDOW = 4 * RING;
 
     private final LoopbackInstance owner;
     private final InetSocketAddress local;
@@ -67,6 +74,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private Chunk staging = chunks.take();
     /** Chunks this end has made, up to {@link #RING}; our thread. */
     private int chunksMade = 1;
+    /** Chunks this end has moved to, up to {@link #RING_WINDOW}; our thread. */
+    private int chunkSwitches;
     /** When this end last moved to a new chunk ({@link System#nanoTime}); our thread. */
     private long lastChunkNanos = System.nanoTime();
     /** Where the part of the staging chunk not yet handed over starts. */
@@ -221,10 +230,14 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     /**
-     * A new chunk while a fast stream has not made its ring yet, else the one the reader gave back longest ago (the
-     * pool is first in, first out; it makes a chunk only when none is back).
+     * A new chunk while a fast stream, in its first {@link #RING_WINDOW} chunks, has not made its ring yet, else the
+     * one the reader gave back longest ago (the pool is first in, first out; it makes a chunk only when none is back).
      */
     private Chunk nextChunk() {
+        if (chunkSwitches == RING_WINDOW) {
+            return chunks.take();
+        }
+        chunkSwitches++;
         long now = System.nanoTime();
         boolean fast = now - lastChunkNanos < FAST_CHUNK_NANOS;
         lastChunkNanos = now;

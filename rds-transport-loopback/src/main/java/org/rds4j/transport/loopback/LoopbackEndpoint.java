@@ -46,7 +46,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * The ring is sized over a stream's first this many chunks (8 MiB) and never grows after them: a stream whose
      * speed hovers about {@link #FAST_CHUNK_NANOS} (6,000-byte messages that each congest the receiver) otherwise
      * made its chunks whenever it first ran fast, which could be long after it had settled, and a steady stream then
-     * allocated 2 to 6 MB at once (`LoopbackAllocationTest`, two runs in six).
+     * allocated 2 to 6 MB at once ({@code LoopbackAllocationTest}, two runs in six).
      */
     static final int RING_WINDOW = 4 * RING;
 

@@ -12,8 +12,8 @@ import java.util.Map;
  * 1 means more msgs/s, or a longer RTT, or more CPU, than the reference); rds4j's loopback transport's msgs/s also
  * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the issue's
  * low-latency comparison: each side of the round trip spinning instead of sleeping), as is that of raw NIO with
- * rds4j's threading polling the same way ({@code nio-handoff-spin}: the floor of that ratio for this threading). With several runs the lines are
- * medians and two columns give the spread.
+ * rds4j's threading polling the same way ({@code nio-handoff-spin}: for small messages, the floor of that ratio with
+ * this threading). With several runs the lines are medians and two columns give the spread.
  */
 final class ResultTable {
     private ResultTable() {

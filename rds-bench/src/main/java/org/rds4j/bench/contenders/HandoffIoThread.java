@@ -194,11 +194,11 @@ final class HandoffIoThread extends Thread {
             }
             if (in.remaining() - 4 >= len) {
                 in.position(in.position() + 4);
-                copy(slot, len);
+                NioEndpoint.copy(in, slot, len);
                 incoming.publish();
             } else if (4 + len > in.capacity()) {
                 in.position(in.position() + 4);     // larger than the buffer: the rest goes straight into the slot
-                copy(slot, in.remaining());
+                NioEndpoint.copy(in, slot, in.remaining());
                 slot.limit(len);
                 partial = slot;
             } else {
@@ -210,13 +210,6 @@ final class HandoffIoThread extends Thread {
             incoming.wakeConsumer();
         }
         return any;
-    }
-
-    private void copy(ByteBuffer slot, int n) {
-        int limit = in.limit();
-        in.limit(in.position() + n);
-        slot.put(in);
-        in.limit(limit);
     }
 
     private int read(ByteBuffer b) throws IOException {

@@ -59,11 +59,7 @@ final class HandoffRing {
 
     /** The producer's free slot, cleared, or {@code null} if the ring is full. */
     ByteBuffer tryClaim() {
-        long t = tail.get();
-        if (t - head.get() == slots.length) {
-            return null;
-        }
-        return slots[(int) (t & mask)].clear();
+        return full() ? null : slots[(int) (tail.get() & mask)].clear();
     }
 
     /** Whether the ring is full, as its producer sees it. */
@@ -73,23 +69,10 @@ final class HandoffRing {
 
     /** The producer's free slot, waiting for one (bounded by {@code link}'s state). */
     ByteBuffer claim(HandoffLinkState link) throws IOException {
-        ByteBuffer slot = tryClaim();
-        while (slot == null) {
-            link.check();
-            if (spin) {
-                Thread.yield();
-            } else {
-                parkedProducer = Thread.currentThread();
-                if ((slot = tryClaim()) == null) {
-                    LockSupport.parkNanos(this, PARK_NANOS);
-                }
-                parkedProducer = null;
-            }
-            if (slot == null) {
-                slot = tryClaim();
-            }
+        while (full()) {
+            awaitTurn(link, true);
         }
-        return slot;
+        return tryClaim();
     }
 
     /** Publishes the claimed slot, which holds a message from position 0 to its position. */
@@ -126,23 +109,38 @@ final class HandoffRing {
 
     /** The oldest published message, waiting for one (bounded by {@code link}'s state). */
     ByteBuffer take(HandoffLinkState link) throws IOException {
-        ByteBuffer m = peek();
-        while (m == null) {
-            link.check();
-            if (spin) {
-                Thread.yield();
-            } else {
-                parkedConsumer = Thread.currentThread();
-                if ((m = peek()) == null) {
-                    LockSupport.parkNanos(this, PARK_NANOS);
-                }
-                parkedConsumer = null;
-            }
-            if (m == null) {
-                m = peek();
-            }
+        ByteBuffer m;
+        while ((m = peek()) == null) {
+            awaitTurn(link, false);
         }
         return m;
+    }
+
+    /**
+     * One wait of the producer for room ({@code producer}) or of the consumer for a message: a yield when spinning,
+     * else a park, once the waiter has recorded itself and checked again (the other side reads the record after its
+     * fence: {@link #wakeConsumer}, {@link #wakeProducer}).
+     */
+    private void awaitTurn(HandoffLinkState link, boolean producer) throws IOException {
+        link.check();
+        if (spin) {
+            Thread.yield();
+            return;
+        }
+        Thread me = Thread.currentThread();
+        if (producer) {
+            parkedProducer = me;
+        } else {
+            parkedConsumer = me;
+        }
+        if (producer ? full() : peek() == null) {
+            LockSupport.parkNanos(this, PARK_NANOS);
+        }
+        if (producer) {
+            parkedProducer = null;
+        } else {
+            parkedConsumer = null;
+        }
     }
 
     /** Frees the slot {@link #peek} or {@link #take} returned. */

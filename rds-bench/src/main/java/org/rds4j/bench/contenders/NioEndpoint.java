@@ -86,9 +86,9 @@ final class NioEndpoint implements Endpoint {
         if (len - in.remaining() < READ_BUFFER / 4) {
             // Small (or mostly buffered): read ahead through the buffer, which also brings the next messages.
             fill(len);
-            copy(dst, len);
+            copy(in, dst, len);
         } else {
-            copy(dst, in.remaining());
+            copy(in, dst, in.remaining());
             while (dst.hasRemaining()) {
                 if (idle(channel.read(dst)) < 0) {
                     throw new EOFException("the connection closed in the middle of a message");
@@ -99,11 +99,12 @@ final class NioEndpoint implements Endpoint {
         return len;
     }
 
-    private void copy(ByteBuffer dst, int n) {
-        int oldLimit = in.limit();
-        in.limit(in.position() + n);
-        dst.put(in);
-        in.limit(oldLimit);
+    /** Moves the next {@code n} bytes of {@code from} into {@code to}, advancing both (also for nio-handoff). */
+    static void copy(ByteBuffer from, ByteBuffer to, int n) {
+        int limit = from.limit();
+        from.limit(from.position() + n);
+        to.put(from);
+        from.limit(limit);
     }
 
     /** Makes at least {@code n} bytes readable in {@code in}. */

@@ -55,9 +55,16 @@ final class ConnectionTable {
      * Retires {@code c} and drops it from every table, with its peer's congestion map if no other connection has
      * that peer.
      *
+     * The paths are retired on the connection's I/O thread, which owns them, under the table's lock (so a sender that
+     * finds the connection retired waits for it to be gone); the caller waits for that thread.
+     *
      * @return whether it was forgotten (false: it became useful or a path came up meanwhile)
      */
     boolean forget(Connection c) {
+        return c.call(() -> retireAndDrop(c), false);
+    }
+
+    private boolean retireAndDrop(Connection c) {
         synchronized (lock) {
             if (!c.retire()) {
                 return false;

@@ -27,9 +27,17 @@ final class AcceptingTransports {
         return transport;
     }
 
-    /** An instance that binds anything and fails every connect with {@code why}, after running {@code onConnect}. */
-    static TransportInstance acceptOnly(String why, Runnable onConnect) {
+    /**
+     * An instance that binds anything and fails every connect with {@code why}, after running {@code onConnect}; every
+     * connection's I/O thread is {@code io}.
+     */
+    static TransportInstance acceptOnly(String why, Runnable onConnect, TestIoThread io) {
         return new TransportInstance() {
+            @Override
+            public org.rds4j.core.spi.IoThread ioThread(InetAddress local, InetAddress peer) {
+                return io;
+            }
+
             @Override
             public boolean canBind(InetAddress address) {
                 return true;
@@ -46,11 +54,12 @@ final class AcceptingTransports {
             @Override
             public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
                 onConnect.run();
-                handler.onConnectFailed(new ConnectException(why));
+                io.execute(() -> handler.onConnectFailed(new ConnectException(why)));
             }
 
             @Override
             public void close() {
+                io.close();
             }
         };
     }

@@ -21,6 +21,8 @@ final class CapturingTransport implements RdsTransport {
     static final String NAME = "capture";
 
     private TransportHost host;
+    /** The I/O thread every call into the core runs on. */
+    final TestIoThread io = new TestIoThread("capture-io");
 
     /** Adds this transport to {@code stack}, so that sockets with SO_RDS_TRANSPORT "capture" bind to it. */
     static CapturingTransport install(CoreStack stack) throws ReflectiveOperationException {
@@ -35,7 +37,7 @@ final class CapturingTransport implements RdsTransport {
     @Override
     public TransportInstance open(TransportHost host) {
         this.host = host;
-        return AcceptingTransports.acceptOnly("the capture transport only accepts", () -> { });
+        return AcceptingTransports.acceptOnly("the capture transport only accepts", () -> { }, io);
     }
 
     /** A connection the test drives: it records transmit requests and never does I/O. */
@@ -45,9 +47,18 @@ final class CapturingTransport implements RdsTransport {
         final AtomicInteger transmitRequests = new AtomicInteger();
         ConnectionHandler handler;
 
-        Conn(InetSocketAddress local, InetSocketAddress remote) {
+        /** The transport's I/O thread: every call into the handler runs there. */
+        final TestIoThread io;
+
+        Conn(InetSocketAddress local, InetSocketAddress remote, TestIoThread io) {
             this.local = local;
             this.remote = remote;
+            this.io = io;
+        }
+
+        /** Bytes from the peer, handed to the core on the I/O thread. */
+        void deliver(ByteBuffer bytes) {
+            io.run(() -> handler.onBytes(bytes));
         }
 
         @Override
@@ -81,7 +92,7 @@ final class CapturingTransport implements RdsTransport {
         /** Lets the path write everything it has; returns the bytes, as they would go on the wire. */
         byte[] transmit() {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            handler.transmit(new FrameSink() {
+            io.run(() -> handler.transmit(new FrameSink() {
                 @Override
                 public boolean isWritable() {
                     return true;
@@ -100,15 +111,15 @@ final class CapturingTransport implements RdsTransport {
                 public long streamOffset() {
                     return out.size();
                 }
-            });
+            }));
             return out.toByteArray();
         }
     }
 
     /** A peer opens a connection to this stack, as a transport listener would offer it. */
     Conn accept(InetSocketAddress local, InetSocketAddress remote) {
-        Conn c = new Conn(local, remote);
-        c.handler = host.accept(c);
+        Conn c = new Conn(local, remote, io);
+        c.handler = io.get(() -> host.accept(c));
         if (c.handler == null) {
             throw new IllegalStateException("the stack refused the connection from " + remote);
         }

@@ -69,7 +69,7 @@ class CongestionMapGoldenFrameTest {
                 h.encode(hb);
                 hb.flip();
                 ByteBuffer frame = ByteBuffer.allocate(RdsHeader.SIZE + 4096).put(hb).put(new byte[4096]).flip();
-                conn.handler.onBytes(frame);
+                conn.deliver(frame);
             }
             assertEquals(5, fed, "4 × 4096 = 16384 is not above the budget; the 5th message is");
             byte[] out = conn.transmit();

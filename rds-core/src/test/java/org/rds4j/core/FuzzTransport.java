@@ -30,6 +30,8 @@ final class FuzzTransport implements RdsTransport {
     static final String NAME = "fuzz";
 
     private TransportHost host;
+    /** The I/O thread every call into the core runs on. */
+    final TestIoThread io = new TestIoThread("fuzz-io");
     final List<Conn> connections = new ArrayList<>();
     final AtomicInteger connectCalls = new AtomicInteger();
 
@@ -45,13 +47,13 @@ final class FuzzTransport implements RdsTransport {
     @Override
     public TransportInstance open(TransportHost host) {
         this.host = host;
-        return AcceptingTransports.acceptOnly("the fuzzed peer only connects to us", connectCalls::incrementAndGet);
+        return AcceptingTransports.acceptOnly("the fuzzed peer only connects to us", connectCalls::incrementAndGet, io);
     }
 
     /** The peer opens a connection; null if the core refused it (the transport would reset it). */
     Conn accept(InetSocketAddress local, InetSocketAddress remote) {
-        Conn c = new Conn(local, remote);
-        c.handler = host.accept(c);
+        Conn c = new Conn(local, remote, io);
+        c.handler = io.get(() -> host.accept(c));
         if (c.handler == null) {
             return null;
         }
@@ -71,9 +73,13 @@ final class FuzzTransport implements RdsTransport {
         /** Every byte the core wrote, in order. */
         final ByteArrayOutputStream written = new ByteArrayOutputStream();
 
-        Conn(InetSocketAddress local, InetSocketAddress remote) {
+        /** The transport's I/O thread: every call into the handler runs there. */
+        final TestIoThread io;
+
+        Conn(InetSocketAddress local, InetSocketAddress remote, TestIoThread io) {
             this.local = local;
             this.remote = remote;
+            this.io = io;
         }
 
         /** Open from the transport's point of view: bytes may still be delivered. */
@@ -122,6 +128,10 @@ final class FuzzTransport implements RdsTransport {
          * @return the bytes that went in place
          */
         int feedInPlace(ByteBuffer bytes) {
+            return io.get(() -> feedInPlaceOnIo(bytes));
+        }
+
+        private int feedInPlaceOnIo(ByteBuffer bytes) {
             int inPlace = 0;
             while (open() && readable && bytes.hasRemaining()) {
                 ReadTarget t = handler.readTarget();
@@ -130,7 +140,7 @@ final class FuzzTransport implements RdsTransport {
                     break;
                 }
                 int n = Math.min(bytes.remaining(), t.bytes());
-                endReadInPlace(t, bytes, n);
+                endReadInPlaceOnIo(t, bytes, n);
                 inPlace += n;
             }
             return inPlace;
@@ -143,11 +153,15 @@ final class FuzzTransport implements RdsTransport {
          * @return the target, or {@code null}
          */
         ReadTarget beginReadInPlace() {
-            return handler.readTarget();
+            return io.get(handler::readTarget);
         }
 
         /** The read into {@code t} brings the next {@code n} bytes of {@code from}. */
         void endReadInPlace(ReadTarget t, ByteBuffer from, int n) {
+            io.run(() -> endReadInPlaceOnIo(t, from, n));
+        }
+
+        private void endReadInPlaceOnIo(ReadTarget t, ByteBuffer from, int n) {
             ByteBuffer m = t.memory();
             m.put(m.position(), from, from.position(), n);
             from.position(from.position() + n);
@@ -157,7 +171,7 @@ final class FuzzTransport implements RdsTransport {
         /** Bytes from the peer; ignored once the connection is closed, as TCP would after a reset. */
         void feed(ByteBuffer bytes) {
             if (open() && readable) {
-                handler.onBytes(bytes);
+                io.run(() -> handler.onBytes(bytes));
             }
         }
 
@@ -166,6 +180,10 @@ final class FuzzTransport implements RdsTransport {
          * transmit pass into a sink that takes {@code frames} frames, then report what left.
          */
         void pump(int frames) {
+            io.run(() -> pumpOnIo(frames));
+        }
+
+        private void pumpOnIo(int frames) {
             if (finished) {
                 return;
             }
@@ -205,10 +223,12 @@ final class FuzzTransport implements RdsTransport {
 
         /** The connection ends: by the peer ({@code cause} may be null for an orderly close) or after the core's. */
         void finish(Throwable cause) {
-            if (!finished) {
-                finished = true;
-                handler.onClosed(cause);
-            }
+            io.run(() -> {
+                if (!finished) {
+                    finished = true;
+                    handler.onClosed(cause);
+                }
+            });
         }
     }
 }

@@ -6,9 +6,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.RdsTransport;
 import org.rds4j.core.spi.TransportConnection;
@@ -26,10 +28,12 @@ import org.rds4j.core.wire.RdsHeader;
  *       as a transport thread would report it).</li>
  *   <li>{@link TransportConnection#requestTransmit} runs the handler's {@code transmit} synchronously on the calling
  *       thread, into a sink that is always writable, counts the bytes and frames and discards them;
- *       {@code onTransmitted} for everything written follows right after. If the connection is already in a
- *       handler call (the core asks from inside {@code onBytes}, or another thread is in one), the request is
- *       remembered and run by whoever holds the connection when its call returns, so handler calls stay one at
- *       a time per connection as the SPI requires.</li>
+ *       {@code onTransmitted} for everything written follows right after. The instance has no thread of its own:
+ *       whichever thread holds its owner token ({@link Instance#ioThread}, taken with a try-lock, never waited for
+ *       by the message path) is its I/O thread for that call, so the core's connections have one owner at a time.
+ *       If the token is held (the core asks from inside {@code onBytes}, or another thread is in a call), the
+ *       request, or a task the core hands over, is remembered and run by the holder before it gives the token
+ *       back.</li>
  *   <li>Optionally ({@link Conn#autoAck}), every {@code n} data frames written the sink feeds back, through
  *       {@code onBytes}, an ack-only frame (header only: {@code h_ack} = the highest sequence written, ports 0,
  *       flags 0), as an rds4j or kernel peer would acknowledge them; the core then releases the messages and
@@ -82,11 +86,46 @@ public final class BlackholeTransport implements RdsTransport {
     public static final class Instance implements TransportInstance {
         private final TransportHost host;
         private final Map<InetAddress, Conn> outgoing = new ConcurrentHashMap<>();
+        /** The owner token: its holder is the I/O thread of every connection of this instance. */
+        final ReentrantLock owner = new ReentrantLock();
+        /** Tasks the core handed over; run by whoever holds or next takes the token. */
+        private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+        private final IoThread ioThread = new IoThread() {
+            @Override
+            public boolean inThread() {
+                return owner.isHeldByCurrentThread();
+            }
+
+            @Override
+            public void execute(Runnable task) {
+                tasks.add(task);
+                runTasks();
+            }
+        };
         private volatile int autoAckEvery;
         private volatile boolean handOff;
 
         Instance(TransportHost host) {
             this.host = host;
+        }
+
+        @Override
+        public IoThread ioThread(InetAddress local, InetAddress peer) {
+            return ioThread;
+        }
+
+        /** Runs the tasks handed over, if the token is free; a holder runs them before it gives the token back. */
+        void runTasks() {
+            while (!tasks.isEmpty() && !owner.isHeldByCurrentThread() && owner.tryLock()) {
+                try {
+                    Runnable t;
+                    while ((t = tasks.poll()) != null) {
+                        t.run();
+                    }
+                } finally {
+                    owner.unlock();
+                }
+            }
         }
 
         /** Makes every outgoing connection (present and future) acknowledge its frames every {@code n} frames. */
@@ -119,7 +158,7 @@ public final class BlackholeTransport implements RdsTransport {
          * @throws IllegalStateException the core refused it (by the address rule, {@code peer} must be the smaller)
          */
         public Conn acceptFrom(InetAddress peer, InetAddress local) {
-            Conn c = new Conn(new InetSocketAddress(local, PORT), new InetSocketAddress(peer, PORT));
+            Conn c = new Conn(new InetSocketAddress(local, PORT), new InetSocketAddress(peer, PORT), this);
             ConnectionHandler h;
             c.lock.lock();
             try {
@@ -150,7 +189,7 @@ public final class BlackholeTransport implements RdsTransport {
 
         @Override
         public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
-            Conn c = new Conn(new InetSocketAddress(local, PORT), new InetSocketAddress(peer, PORT));
+            Conn c = new Conn(new InetSocketAddress(local, PORT), new InetSocketAddress(peer, PORT), this);
             c.autoAck(autoAckEvery);
             c.handOff = handOff;
             outgoing.put(peer, c);
@@ -181,7 +220,9 @@ public final class BlackholeTransport implements RdsTransport {
         private final InetSocketAddress local;
         private final InetSocketAddress remote;
         /** Held during every handler call: the SPI's one-call-at-a-time rule. */
-        final ReentrantLock lock = new ReentrantLock();
+        /** The instance's owner token. */
+        final ReentrantLock lock;
+        private final Instance instance;
         private final AtomicBoolean transmitPending = new AtomicBoolean();
         private final AtomicBoolean closed = new AtomicBoolean();
         volatile ConnectionHandler handler;
@@ -197,9 +238,11 @@ public final class BlackholeTransport implements RdsTransport {
         private final ByteBuffer ackFrame = ByteBuffer.allocate(RdsHeader.SIZE);
         private final RdsHeader ackHeader = new RdsHeader();
 
-        Conn(InetSocketAddress local, InetSocketAddress remote) {
+        Conn(InetSocketAddress local, InetSocketAddress remote, Instance instance) {
             this.local = local;
             this.remote = remote;
+            this.instance = instance;
+            this.lock = instance.owner;
         }
 
         void autoAck(int n) {
@@ -287,6 +330,11 @@ public final class BlackholeTransport implements RdsTransport {
 
         /** Runs requested transmits (and the acks they earn) unless a handler call is already under way. */
         void runPending() {
+            runTransmitsPending();
+            instance.runTasks();
+        }
+
+        private void runTransmitsPending() {
             while (transmitPending.get() && !lock.isHeldByCurrentThread() && lock.tryLock()) {
                 try {
                     ConnectionHandler h = handler;
@@ -364,6 +412,7 @@ public final class BlackholeTransport implements RdsTransport {
                 } finally {
                     lock.unlock();
                 }
+                instance.runTasks();
             }
         }
 

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * When a path asks its peer what it has received, with an acknowledgement ping (docs/reliability.md), and what it
  * does when no answer comes: the fallback after a quiet while, the expiry of unanswered pings, and the verdict on a
  * peer that answers none. {@link Acknowledgements} keeps the slots; this decides when to use them. Every method runs
- * under the owning path's monitor.
+ * on the path's owner.
  */
 final class AckRequests {
     private static final Logger log = LoggerFactory.getLogger(AckRequests.class);

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * epoch shows that no older pong can follow (the peer answers in order). A ping unanswered for a while expires the
  * same way, so a lost pong costs a second ping, never a stall; a peer that answers no ping at all is noticed.
  *
- * <p>Not thread-safe: guarded by the owning path's monitor.
+ * <p>Not thread-safe: the path's owner uses it (docs/threading.md).
  */
 final class Acknowledgements {
     private static final Logger log = LoggerFactory.getLogger(Acknowledgements.class);

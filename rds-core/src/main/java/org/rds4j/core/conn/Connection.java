@@ -2,9 +2,15 @@ package org.rds4j.core.conn;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.spi.TransportInstance;
 import org.slf4j.Logger;
@@ -18,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * everything until the peer's offer is known, then each socket sends on its own lane. The host with the smaller
  * address opens every path; the other accepts them, placing each by the path index the peer encodes in its source
  * port (SPORT_IDX, kernels from 7.0 and rds4j) or, for peers that do not, on the first free path (as 6.1 does).
+ *
+ * <p>One thread owns the state of every path: the transport's I/O thread for this pair of addresses
+ * ({@link TransportInstance#ioThread}), on which every event of the connection's transport connections comes. Other
+ * threads reach that state only through {@link #execute} (timers, an application thread's slow paths) or
+ * {@link #call} (inspection, cancel, a closing socket's purge); the methods that touch it assert their thread
+ * ({@link #ownerOnly}). What application threads do without asking (push onto a path's inbox, read its state, pick a
+ * lane) is lock-free by design: docs/threading.md.
  */
 public final class Connection {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
@@ -26,6 +39,8 @@ public final class Connection {
     private final InetAddress peer;
     private final String transportName;
     private final TransportInstance transport;
+    /** The one thread that touches the paths' state. */
+    private final IoThread owner;
     private final ConnectionEnvironment env;
     private final CongestionMap localMap;
     private final CongestionMap peerMap;
@@ -61,6 +76,7 @@ public final class Connection {
         this.sources = new SourceAddresses(peer);
         this.transportName = transportName;
         this.transport = transport;
+        this.owner = transport.ioThread(local, peer);
         this.env = env;
         this.localMap = env.localMap(local);
         this.peerMap = peerMap;
@@ -262,14 +278,14 @@ public final class Connection {
         }
         paths[0].kick();
         if (!initiates() && encodesPaths) {
-            onTimer(placement::dropMisplaced);
+            execute(placement::dropMisplaced);
         }
         connectExtraPaths();
     }
 
     /**
      * Whether paths 0 to {@code index - 1} are all up: towards a peer that places connections on its first free path,
-     * path {@code index} connects only then. Reads the paths' volatile states, takes no monitor.
+     * path {@code index} connects only then. Reads the paths' volatile states.
      */
     boolean lanesUpBelow(int index) {
         for (int i = 0; i < index; i++) {
@@ -281,7 +297,7 @@ public final class Connection {
     }
 
     /**
-     * Path {@code index} came up (under its monitor). Towards a peer that places connections on its first free path,
+     * Path {@code index} came up (on the owner). Towards a peer that places connections on its first free path,
      * the lowest path above it that is down may connect now: it waited for this one (see
      * {@link PathConnector#connectLocked}).
      */
@@ -298,11 +314,14 @@ public final class Connection {
         }
     }
 
-    /** On the smaller address, connects paths 1 and up that are down (on the timer: no path monitor nests). */
+    /**
+     * On the smaller address, connects paths 1 and up that are down: as a task of its own, after the event that opened
+     * the lanes (a probe or pong being read, a path coming up) is done with.
+     */
     void connectExtraPaths() {
         if (initiates()) {
             int lanes = multipath.lanes();
-            onTimer(() -> {
+            execute(() -> {
                 for (int i = 1; i < lanes; i++) {
                     paths[i].connectIfDown();
                 }
@@ -310,12 +329,124 @@ public final class Connection {
         }
     }
 
-    /** Runs {@code task} on the stack's timer thread, unless the stack is closing. */
-    private void onTimer(Runnable task) {
+    // ------------------------------------------------------------------------------------------------ the owner
+
+    /**
+     * Whether the calling thread owns this connection's state.
+     *
+     * @return true on the connection's I/O thread
+     */
+    public boolean inOwner() {
+        return owner.inThread();
+    }
+
+    /**
+     * For {@code assert}: true on the owning thread, else an {@link AssertionError} naming the thread that broke the
+     * rule. Every method that changes a path's state starts with {@code assert connection.ownerOnly()}.
+     *
+     * @return true
+     */
+    boolean ownerOnly() {
+        if (!owner.inThread()) {
+            throw new AssertionError(this + ": path state touched on thread " + Thread.currentThread().getName()
+                    + ", which does not own it (docs/threading.md)");
+        }
+        return true;
+    }
+
+    /**
+     * Runs {@code task} on the owning thread, after what it is doing now; dropped if the transport is closed (the
+     * stack is closing and the paths are shut down).
+     *
+     * @param task what to run
+     */
+    void execute(Runnable task) {
         try {
-            env.scheduler().execute(task);
+            owner.execute(task);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: the transport is closed; not running {}", this, task);
+        }
+    }
+
+    /**
+     * What a timer runs: {@code task} at once if the timer's thread owns the connection (a test's single thread),
+     * else handed to the owner.
+     *
+     * @param task what to run
+     */
+    void runOnOwner(Runnable task) {
+        if (owner.inThread()) {
+            task.run();
+        } else {
+            execute(task);
+        }
+    }
+
+    /**
+     * Runs {@code task} on the owning thread after {@code nanos}: the stack's timer only hands it over.
+     *
+     * @return the timer's handle, or {@code null} if the stack is closing
+     */
+    java.util.concurrent.ScheduledFuture<?> schedule(Runnable task, long nanos) {
+        try {
+            return env.scheduler().schedule(() -> runOnOwner(task), nanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             log.debug("{}: the stack is closing; not running {}", this, task);
+            return null;
+        }
+    }
+
+    /** How long {@link #call} waits for the owning thread before it gives up. */
+    private static final long CALL_TIMEOUT_SECONDS = 10;
+
+    /**
+     * Runs {@code query} on the owning thread and returns its result: at once on that thread, else as a task that
+     * the caller waits for. For application threads and inspection, never on the message path.
+     *
+     * @param <T> the type of the result
+     * @param query what to compute from the paths' state
+     * @param ifClosed the answer when the transport is closed and the task cannot run
+     * @return the result
+     */
+    public <T> T call(Supplier<T> query, T ifClosed) {
+        if (owner.inThread()) {
+            return query.get();
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            owner.execute(() -> {
+                try {
+                    result.complete(query.get());
+                } catch (RuntimeException | Error e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            return ifClosed;
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return result.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;                  // finish the call: its effect may already be under way
+                } catch (TimeoutException e) {
+                    log.warn("{}: its I/O thread did not answer within {} s; going on without it", this,
+                            CALL_TIMEOUT_SECONDS);
+                    return ifClosed;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof RuntimeException) {
+                        throw (RuntimeException) cause;
+                    }
+                    throw (Error) cause;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -340,8 +471,8 @@ public final class Connection {
      * none. A different value than a non-zero one before means the peer restarted (or a 6.1 kernel, which sends none,
      * replaced an rds4j or newer kernel host at the address): as the kernel does, every path starts its sequence numbers
      * again and discards what it sent and the old peer did not acknowledge (the new peer never asked for it). Path
-     * {@code on} resets at once, before its next frame is read; the others on the stack's timer thread, because a
-     * path never takes another path's monitor (docs/threading.md). Their connections may be the old peer's or
+     * {@code on} resets at once, before its next frame is read; the others in tasks of their own on the same thread.
+     * Their connections may be the old peer's or
      * already the new one's, so each is reset and reconnected under the new numbering.
      */
     void peerGeneration(long generation, ConnectionPath on) {
@@ -352,8 +483,8 @@ public final class Connection {
             multipath.peerRestarted();
             on.numbering().peerRestarted(true);      // its connection is the new peer's: the probe came on it
             for (ConnectionPath p : paths) {
-                if (p != on) {
-                    onTimer(() -> p.numbering().peerRestarted(false));
+                if (p != on) {                       // after this frame: the others reset as tasks of their own
+                    execute(() -> p.numbering().peerRestarted(false));
                 }
             }
         }
@@ -381,12 +512,13 @@ public final class Connection {
     }
 
     /**
-     * The connection as {@link org.rds4j.RdsStack#info()} reports it: each path is read under its own monitor.
+     * The connection as {@link org.rds4j.RdsStack#info()} reports it, read on the owning thread, so that its
+     * figures agree with each other.
      *
-     * @return the snapshot
+     * @return the snapshot, or {@code null} if the transport is closed
      */
     public org.rds4j.RdsConnectionInfo info() {
-        return PathInfos.of(this);
+        return call(() -> PathInfos.of(this), null);
     }
 
     /**
@@ -453,11 +585,12 @@ public final class Connection {
      * Retires this connection of a peer that never became useful and has no path up: its paths take and make no
      * connection from now on and its reconnect attempts stop. Fails, changing nothing, if the peer became useful
      * or a path came up. The retired flag is set before the useful flag is read, and a sender sets useful before it
-     * reads retired, so a sender either stops this or sees it and looks the peer up again.
+     * reads retired, so a sender either stops this or sees it and looks the peer up again. On the owning thread.
      *
      * @return whether the connection is retired
      */
     public boolean retire() {
+        assert ownerOnly();
         retired = true;
         int n = 0;
         if (!useful) {
@@ -476,11 +609,14 @@ public final class Connection {
         return false;
     }
 
-    /** Drops every transport connection; called when the stack closes. */
+    /** Drops every transport connection; called when the stack closes, before its transports close. */
     public void shutdown() {
-        for (ConnectionPath p : paths) {
-            p.shutdown();
-        }
+        call(() -> {
+            for (ConnectionPath p : paths) {
+                p.shutdown();
+            }
+            return null;
+        }, null);
     }
 
     @Override

@@ -22,12 +22,11 @@ import org.slf4j.LoggerFactory;
  * sending socket's budget; until then a reset sends it again.
  *
  * <p>Threads (docs/threading.md): application threads push messages onto the path's inbox, a lock-free stack, and
- * ask the transport for a transmit pass; they take no lock while the path is up. Everything else, the queues, the
- * sequence numbers, the acknowledgement state, belongs to whoever holds this object's monitor: in steady state only
- * the I/O thread of the current connection (transmit, receive), now and then the stack's timer (reconnect,
- * maintenance), and rarely an application thread (connecting a path that is down, cancel, close). The inbox is
- * drained only under the monitor, so it has a single consumer. Lock order: a path may call into a socket while
- * holding its monitor; sockets never call into a path while holding their own lock.
+ * ask the transport for a transmit pass; they take no lock. Everything else, the queues, the sequence numbers, the
+ * acknowledgement state, the connection state, belongs to the connection's I/O thread ({@link Connection#inOwner}),
+ * and every method that changes it asserts so. Timers and application threads that need more than a push (a path
+ * that is down, cancel, a closing socket, inspection) hand their work to that thread. The inbox is taken in only
+ * there, so it has a single consumer.
  */
 public final class ConnectionPath {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
@@ -43,11 +42,11 @@ public final class ConnectionPath {
     private final PathReceiver receiver;
     private final PathMaintenance maintenance;
 
-    /** The messages on their way; under this monitor but for {@link SendQueue#push}. */
+    /** The messages on their way; the owner's but for {@link SendQueue#push}. */
     private final SendQueue queue;
     private final PathTransmitter transmitter;
 
-    /** Written under the monitor; read without it by senders deciding whether the path needs connecting. */
+    /** Written by the owner; read by senders deciding whether the path needs connecting. */
     private volatile PathState state = PathState.DOWN;
     private volatile PathConnection current;
     private boolean shutdown;
@@ -57,7 +56,7 @@ public final class ConnectionPath {
     /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
-    /** Which of the peer's numberings this path's received numbers belong to; under this monitor. */
+    /** Which of the peer's numberings this path's received numbers belong to. */
     private final PathNumbering numbering;
 
     ConnectionPath(Connection connection, int index) {
@@ -74,7 +73,11 @@ public final class ConnectionPath {
         this.transmitter = new PathTransmitter(this, queue, acks, ackRequests);
         this.maintenance = new PathMaintenance(this, ackRequests);
         this.numbering = new PathNumbering(this);
+        this.kickTask = this::kickOwned;
     }
+
+    /** {@link #kickOwned}, made once: what a sender hands the owner when the path is not up. */
+    private final Runnable kickTask;
 
     /**
      * The connection this path belongs to.
@@ -108,8 +111,8 @@ public final class ConnectionPath {
      *
      * @return the next h_sequence to send, unsigned 64-bit
      */
-    public synchronized long nextTxSeq() {
-        return queue.nextSeq();
+    public long nextTxSeq() {
+        return connection.call(queue::nextSeq, 0L);
     }
 
     /**
@@ -117,8 +120,8 @@ public final class ConnectionPath {
      *
      * @return the next h_sequence expected, unsigned 64-bit
      */
-    public synchronized long nextRxSeq() {
-        return receiver.nextRxSeq();
+    public long nextRxSeq() {
+        return connection.call(receiver::nextRxSeq, 0L);
     }
 
     /**
@@ -126,8 +129,8 @@ public final class ConnectionPath {
      *
      * @return the number of messages the path holds
      */
-    public synchronized int queuedMessages() {
-        return queue.size();
+    public int queuedMessages() {
+        return connection.call(queue::size, 0);
     }
 
     /**
@@ -135,8 +138,8 @@ public final class ConnectionPath {
      *
      * @return the number of resets since the path was made
      */
-    public synchronized long resets() {
-        return resets;
+    public long resets() {
+        return connection.call(() -> resets, 0L);
     }
 
     /**
@@ -150,12 +153,18 @@ public final class ConnectionPath {
     }
 
     /**
-     * The path as {@link org.rds4j.RdsStack#info()} reports it, read under the monitor (its figures agree) for as
+     * The path as {@link org.rds4j.RdsStack#info()} reports it, read on the owning thread (its figures agree) for as
      * long as counting its queues takes; nothing on the message path does more work for it.
      *
-     * @return the snapshot
+     * @return the snapshot, or {@code null} if the transport is closed
      */
-    public synchronized RdsPathInfo info() {
+    public RdsPathInfo info() {
+        return connection.call(this::infoOwned, null);
+    }
+
+    /** {@link #info()}, on the owning thread. */
+    RdsPathInfo infoOwned() {
+        assert connection.ownerOnly();
         return PathInfos.of(index, state, queue, receiver.nextRxSeq(), resets, current);
     }
 
@@ -163,8 +172,8 @@ public final class ConnectionPath {
 
     /**
      * Queues a message and starts transmission: at once if the path is up, after connecting if it is down. Any
-     * thread; no lock while the path is up. The message gets its sequence number when the path takes it off the
-     * inbox, in the order messages were pushed.
+     * thread, no lock. The message gets its sequence number when the path takes it off the inbox, in the order
+     * messages were pushed.
      *
      * @param m the message, owned by the path from now on until it is released to its owner
      */
@@ -177,44 +186,51 @@ public final class ConnectionPath {
             pc.requestTransmit();
             return;
         }
-        PathConnection kick;
-        synchronized (this) {
-            // The message stays in the inbox, unnumbered, until the path is up: the probe of a new connection is
-            // numbered and sent ahead of it (see upLocked).
-            kick = kickLocked();
+        // The message stays in the inbox, unnumbered, until the path is up: the probe of a new connection is numbered
+        // and sent ahead of it (see upLocked). The owner connects the path if it is down.
+        if (connection.inOwner()) {
+            kickOwned();
+        } else {
+            connection.execute(kickTask);
         }
+    }
+
+    /** On the owner: a transmit pass if the path is up, a connection if it is down and none is under way. */
+    private void kickOwned() {
+        PathConnection kick = kickLocked();
         if (kick != null) {
             kick.requestTransmit();
         }
     }
 
-    /** Queues one of the path's own messages, numbered now. Caller holds the monitor. */
+    /** Queues one of the path's own messages, numbered now. On the owner. */
     PathConnection enqueueLocked(OutgoingMessage m) {
+        assert connection.ownerOnly();
         queue.add(m);
         return kickLocked();
     }
 
-    /** Asks for a congestion-map message ahead of the queued messages; false if the path is not up. */
+    /**
+     * Asks for a congestion-map message ahead of the queued messages; false if the path is not up. Any thread (a
+     * reader whose queue crossed its mark): it raises the transmitter's flag and asks for a pass, nothing more.
+     */
     boolean queueCongestionUpdate() {
-        PathConnection kick;
-        synchronized (this) {
-            if (state != PathState.UP) {
-                return false;      // every path that comes up sends the current map first anyway
-            }
-            transmitter.queueMap();
-            env.statistics().increment(Counter.CONG_UPDATE_QUEUED);
-            kick = current;
+        PathConnection pc = current;
+        if (state != PathState.UP || pc == null) {
+            return false;          // every path that comes up sends the current map first anyway
         }
-        kick.requestTransmit();
+        transmitter.requestMap();
+        env.statistics().increment(Counter.CONG_UPDATE_QUEUED);
+        pc.requestTransmit();
         return true;
     }
 
-    /** Path 0, holding no lock: a sender's message came late for the catch-up ({@link Multipath#cameLate}). */
+    /** Path 0, from a sender: its message came late for the catch-up ({@link Multipath#cameLate}). */
     void restartCatchUp() {
-        synchronized (this) {
+        connection.execute(() -> {
             connection.multipath().restartCatchUp(queue, state == PathState.UP);
-        }
-        kick();
+            kick();
+        });
     }
 
     /** Asks for a transmit pass if the path is up. Any thread, no lock: other paths use it on this one. */
@@ -225,8 +241,9 @@ public final class ConnectionPath {
         }
     }
 
-    /** Returns the connection to kick if up; starts connecting if down. Caller holds the monitor. */
+    /** Returns the connection to kick if up; starts connecting if down. On the owner. */
     private PathConnection kickLocked() {
+        assert connection.ownerOnly();
         if (state == PathState.UP) {
             return current;
         }
@@ -240,24 +257,24 @@ public final class ConnectionPath {
 
     /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
     void releaseUpTo(long seq) {
+        assert connection.ownerOnly();
         if (queue.releaseUpTo(seq)) {
             acks.progress(env.nanoTime());
             if (index == 0 && connection.multipath().path0Progress(queue)) {
-                connection.caughtUp();                // lock-free kicks: no other path's monitor is taken
+                connection.caughtUp();                // lock-free kicks of the other paths
             }
         }
     }
 
     /** After a batch of received bytes: send an ack-only message if the peer waits for one and nothing else goes. */
     void afterReceive(PathConnection pc) {
+        assert connection.ownerOnly();
         PathConnection kick = null;
-        synchronized (this) {
-            maintenance.heard(env.nanoTime());
-            if (pc == current && state == PathState.UP) {
-                OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent());
-                if (ackOnly != null) {
-                    kick = enqueueLocked(ackOnly);
-                }
+        maintenance.heard(env.nanoTime());
+        if (pc == current && state == PathState.UP) {
+            OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent());
+            if (ackOnly != null) {
+                kick = enqueueLocked(ackOnly);
             }
         }
         if (kick != null) {
@@ -270,7 +287,7 @@ public final class ConnectionPath {
         return numbering;
     }
 
-    /** Acknowledgements both ways; under this monitor. */
+    /** Acknowledgements both ways; the owner's. */
     Acknowledgements acks() {
         return acks;
     }
@@ -283,8 +300,8 @@ public final class ConnectionPath {
      * @param port the peer's RDS port they were sent to, 0 to 65535
      * @return how many messages were dropped
      */
-    public synchronized int cancel(MessageOwner owner, int port) {
-        return queue.cancel(owner, port);
+    public int cancel(MessageOwner owner, int port) {
+        return connection.call(() -> queue.cancel(owner, port), 0);
     }
 
     /**
@@ -294,18 +311,18 @@ public final class ConnectionPath {
      * @param owner the closing socket
      * @return how many messages were dropped
      */
-    public synchronized int purge(MessageOwner owner) {
-        return queue.purge(owner);
+    public int purge(MessageOwner owner) {
+        return connection.call(() -> queue.purge(owner), 0);
     }
 
     // ------------------------------------------------------------------------------------------------ receiving
 
-    /** The receive side of this path; its state is under this monitor. */
+    /** The receive side of this path; the owner's. */
     PathReceiver receiver() {
         return receiver;
     }
 
-    /** The path's queues; under its monitor. */
+    /** The path's queues; the owner's. */
     SendQueue queue() {
         return queue;
     }
@@ -327,14 +344,16 @@ public final class ConnectionPath {
         return transmitter;
     }
 
-    /** An attempt of ours starts. Caller holds the monitor. */
+    /** An attempt of ours starts. On the owner. */
     void connecting(PathConnection attempt) {
+        assert connection.ownerOnly();
         state = PathState.CONNECTING;
         current = attempt;
     }
 
-    /** No connection, none in the making. Caller holds the monitor. */
+    /** No connection, none in the making. On the owner. */
     void down() {
+        assert connection.ownerOnly();
         current = null;
         state = PathState.DOWN;
     }
@@ -344,22 +363,23 @@ public final class ConnectionPath {
         return current;
     }
 
-    /** Whether messages wait to be written. Caller holds the monitor. */
+    /** Whether messages wait to be written. On the owner. */
     boolean hasUnsent() {
         return queue.hasUnsent();
     }
 
-    /** Whether the stack closed this path for good. Caller holds the monitor. */
+    /** Whether the stack closed this path for good. On the owner. */
     boolean isShutdown() {
         return shutdown;
     }
 
-    /** The path is up on {@code pc}. Caller holds the monitor; returns the connection to kick. */
+    /** The path is up on {@code pc}. On the owner; returns the connection to kick. */
     PathConnection upLocked(PathConnection pc) {
+        assert connection.ownerOnly();
         state = PathState.UP;
         numbering.up(pc);
         connector.up(pc);
-        transmitter.queueMap();                      // the map goes first on every new connection
+        transmitter.requestMap();                    // the map goes first on every new connection
         long now = env.nanoTime();
         acks.progress(now);
         if (index == 0 && !probeSent) {
@@ -382,63 +402,61 @@ public final class ConnectionPath {
      * queue, marked retransmitted, ahead of those never sent, so order is kept; sequence counters stay.
      */
     void closed(PathConnection pc, Throwable cause) {
-        synchronized (this) {
-            if (pc != current) {
-                return;
-            }
-            current = null;
-            boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
-            state = PathState.DOWN;
-            maintenance.stop();
-            probeSent = false;                       // path 0 probes again when it is back
-            if (index == 0) {
-                connection.multipath().path0Down();  // the extra paths wait for the peer to confirm again
-            }
-            if (wasUp) {
-                resets++;
-                env.statistics().increment(Counter.CONN_RESET);
-            }
-            int requeued = queue.requeueForResend(); // takes the inbox in, after DOWN: see enqueue()
-            acks.connectionReset();
-            if (shutdown) {
-                return;
-            }
-            if (cause != null && connection.isUseful()) {
-                log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
-                        cause.toString(), requeued, queue.size() - requeued);
-            } else if (cause != null) {
-                // A peer that never sent us a message nor got one: at INFO, a flood of connections would flood the log.
-                log.debug("{} path {}: connection lost ({}) before the peer exchanged a message", connection, index,
-                        cause.toString());
-            } else {
-                log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
-            }
-            connector.closedLocked(pc, wasUp);
+        assert connection.ownerOnly();
+        if (pc != current) {
+            return;
         }
+        current = null;
+        boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
+        state = PathState.DOWN;
+        maintenance.stop();
+        probeSent = false;                       // path 0 probes again when it is back
+        if (index == 0) {
+            connection.multipath().path0Down();  // the extra paths wait for the peer to confirm again
+        }
+        if (wasUp) {
+            resets++;
+            env.statistics().increment(Counter.CONN_RESET);
+        }
+        int requeued = queue.requeueForResend(); // takes the inbox in, after DOWN: see enqueue()
+        acks.connectionReset();
+        if (shutdown) {
+            return;
+        }
+        if (cause != null && connection.isUseful()) {
+            log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
+                    cause.toString(), requeued, queue.size() - requeued);
+        } else if (cause != null) {
+            // A peer that never sent us a message nor got one: at INFO, a flood of connections would flood the log.
+            log.debug("{} path {}: connection lost ({}) before the peer exchanged a message", connection, index,
+                    cause.toString());
+        } else {
+            log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
+        }
+        connector.closedLocked(pc, wasUp);
     }
 
     /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
     void drop(PathConnection pc, String reason) {
-        synchronized (this) {
-            if (pc != current) {
-                return;
-            }
-            log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
-            state = PathState.DISCONNECTING;
+        assert connection.ownerOnly();
+        if (pc != current) {
+            return;
         }
+        log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
+        state = PathState.DISCONNECTING;
         pc.abort();
     }
 
-    /** The current connection is being closed; {@link #closed} follows from the transport. Caller holds the monitor. */
+    /** The current connection is being closed; {@link #closed} follows from the transport. On the owner. */
     void disconnecting() {
+        assert connection.ownerOnly();
         state = PathState.DISCONNECTING;
     }
 
-    /** The connection the path is up on, or {@code null} if it is not up; any thread. */
+    /** The connection the path is up on, or {@code null} if it is not up. On the owner. */
     PathConnection upConnection() {
-        synchronized (this) {
-            return state == PathState.UP ? current : null;
-        }
+        assert connection.ownerOnly();
+        return state == PathState.UP ? current : null;
     }
 
     /**
@@ -449,22 +467,22 @@ public final class ConnectionPath {
      * @return whether the path was retired; false if it is up or going down
      */
     boolean retireUnlessUp() {
-        synchronized (this) {
-            if (state == PathState.UP || state == PathState.DISCONNECTING) {
-                return false;
-            }
-            shutdown = true;
-            current = null;
-            state = PathState.DOWN;
-            connector.cancelReconnect();
-            maintenance.stop();
-            queue.clear();
-            return true;
+        assert connection.ownerOnly();
+        if (state == PathState.UP || state == PathState.DISCONNECTING) {
+            return false;
         }
+        shutdown = true;
+        current = null;
+        state = PathState.DOWN;
+        connector.cancelReconnect();
+        maintenance.stop();
+        queue.clear();
+        return true;
     }
 
-    /** Undoes {@link #retireUnlessUp} when the connection's other paths could not be retired. */
-    synchronized void unretire() {
+    /** Undoes {@link #retireUnlessUp} when the connection's other paths could not be retired. On the owner. */
+    void unretire() {
+        assert connection.ownerOnly();
         shutdown = false;
     }
 
@@ -474,25 +492,27 @@ public final class ConnectionPath {
      * those messages instead of sending them again to whatever stack takes this address next.
      */
     void shutdown() {
-        PathConnection pc;
-        synchronized (this) {
-            shutdown = true;
-            maintenance.stop();
-            pc = current;
-            queue.clear();
-        }
+        assert connection.ownerOnly();
+        shutdown = true;
+        maintenance.stop();
+        PathConnection pc = current;
+        queue.clear();
         if (pc != null) {
             pc.close();
         }
     }
 
-    /** "peer path N", for logs, with no lock. */
+    /** "peer path N", for logs, on any thread. */
     String name() {
         return connection + " path " + index;
     }
 
+    /** With the queues' figures on the owning thread; elsewhere only what any thread may read. */
     @Override
-    public synchronized String toString() {
+    public String toString() {
+        if (!connection.inOwner()) {
+            return connection + " path " + index + " " + state;
+        }
         return connection + " path " + index + " " + state + " " + queue + " nextRx="
                 + Long.toUnsignedString(receiver.nextRxSeq())
                 + (connection.peerAcks().acknowledges() ? " peer-acks" : "");

@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
  * its old ones still on path 0: so the other paths hold their transmits until path 0 has had acknowledged everything
  * it had numbered at that moment (the kernel's {@code mprds_catchup_tx0} rule).
  *
- * <p>Threads: the agreement is written by the path that reads a probe or pong (under that path's monitor) and read by
- * senders without a lock (volatile). The catch-up is advanced by path 0 under its own monitor; other paths only read
- * it. No path monitor is taken here, so no lock order is added.
+ * <p>Threads: the agreement is written by the connection's I/O thread as it reads a probe or pong, and read by
+ * senders without a lock (volatile). The catch-up is advanced by path 0, on the same thread; other paths only read
+ * it.
  */
 final class Multipath {
     private static final Logger log = LoggerFactory.getLogger(Multipath.class);
@@ -122,7 +122,7 @@ final class Multipath {
     }
 
     /**
-     * Path 0's progress, under path 0's monitor: notes how far it must get when the lanes have just opened, and ends
+     * Path 0's progress, on the owner: notes how far it must get when the lanes have just opened, and ends
      * the catch-up once it has everything up to there acknowledged. Returns true when the catch-up ended.
      *
      * @param queue path 0's queue
@@ -160,7 +160,7 @@ final class Multipath {
     }
 
     /**
-     * Under path 0's monitor, for a message that {@linkplain #cameLate came late}: the catch-up starts again with a
+     * On the owner, for a message that {@linkplain #cameLate came late}: the catch-up starts again with a
      * target that counts it (or at path 0's next pass if path 0 is not up). The caller then kicks path 0, which ends
      * the catch-up at once if everything is acknowledged by then.
      *

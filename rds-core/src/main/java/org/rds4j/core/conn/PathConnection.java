@@ -67,7 +67,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private final DeliveryBatch batch = new DeliveryBatch();
     /** The peer's budget, which each arrival from this connection carries to its socket's queue. */
     private final PeerReceiveBudget budget;
-    /** The path's numbering when this connection came up, under the path's monitor: see {@link PathNumbering}. */
+    /** The path's numbering when this connection came up, on the owner: see {@link PathNumbering}. */
     long numbering;
     /** When the current read arrived: one clock read per read, not per message. */
     private long readNanos;
@@ -82,7 +82,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     private volatile long partialSinceNanos;
     /** Whether any read arrived on this connection. */
     private boolean received;
-    /** When the path came up on this connection (PathConnector#up, under the path's monitor). */
+    /** When the path came up on this connection (PathConnector#up). */
     long upNanos;
     /**
      * Messages the peer sent on this connection of its own accord (data, pings, probes; not pongs to our pings):
@@ -317,7 +317,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
             return null;                            // nothing to keep: skip the bytes
         }
         // A duplicate (only after a reset) is decoded too and given back when receive() drops it: one check of the
-        // sequence rules per message, under the path's monitor once, rather than a second look before decoding.
+        // sequence rules per message once, rather than a second look before decoding.
         MessageReceiver r = receiver(h.destinationPort());
         if (r == null) {
             return null;

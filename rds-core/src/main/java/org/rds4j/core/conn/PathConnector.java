@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
  * How a path gets a transport connection of its own making: who may connect which path, the attempts and their
  * outcomes, the poke of the larger address, and the reconnect backoff (the kernel's {@code rds_connect_worker},
  * {@code rds_queue_reconnect} and the who-connects rules of docs/protocol.md); and the connections the peer makes
- * ({@link #accept}). Everything here runs under the owning path's monitor, which the methods
- * called from outside take themselves.
+ * ({@link #accept}). Everything here runs on the connection's I/O thread, which owns the path; the reconnect
+ * timer hands its attempts to that thread.
  */
 final class PathConnector {
     private static final Logger log = LoggerFactory.getLogger(PathConnector.class);
@@ -38,29 +38,28 @@ final class PathConnector {
      */
     ConnectionHandler accept(TransportConnection tc) {
         PathConnection pc;
-        synchronized (path) {
-            PathState state = path.state();
-            if (path.isShutdown() || state == PathState.UP || state == PathState.DISCONNECTING) {
-                log.debug("{}: refusing a second connection while {}", path.name(), state);
-                return null;
-            }
-            pc = new PathConnection(path);
-            pc.attach(tc);
-            path.connecting(pc);                     // a poke still in flight is now stale
-            path.upLocked(pc);
+        assert connection.ownerOnly();
+        PathState state = path.state();
+        if (path.isShutdown() || state == PathState.UP || state == PathState.DISCONNECTING) {
+            log.debug("{}: refusing a second connection while {}", path.name(), state);
+            return null;
         }
+        pc = new PathConnection(path);
+        pc.attach(tc);
+        path.connecting(pc);                     // a poke still in flight is now stale
+        path.upLocked(pc);
         pc.requestTransmit();                        // the congestion map, then whatever queued while down
         return pc;
     }
 
-    /** Whether a reconnect waits for its timer. Caller holds the path's monitor. */
+    /** Whether a reconnect waits for its timer. On the owner. */
     boolean pending() {
         return reconnect.pending();
     }
 
     /**
      * The path is up on {@code pc}: a reconnect still pending is moot, and the backoff restarts (see
-     * ReconnectTimer#up). Under the monitor.
+     * ReconnectTimer#up). On the owner.
      */
     void up(PathConnection pc) {
         pc.upNanos = env.nanoTime();
@@ -70,7 +69,7 @@ final class PathConnector {
     /**
      * The path's connection {@code pc} closed ({@code wasUp}: after it had come up). If it proved itself (the peer
      * sent on it, or it lasted the backoff's maximum) it was no refusal: quick retries again. Then the path connects
-     * again if it may. Under the monitor.
+     * again if it may. On the owner.
      */
     void closedLocked(PathConnection pc, boolean wasUp) {
         if (pc.received() || (wasUp && env.nanoTime() - pc.upNanos >= env.reconnectMaxNanos())) {
@@ -81,8 +80,9 @@ final class PathConnector {
         }
     }
 
-    /** Opens a transport connection, or on the larger address pokes the peer. Caller holds the path's monitor. */
+    /** Opens a transport connection, or on the larger address pokes the peer. On the owner. */
     void connectLocked() {
+        assert connection.ownerOnly();
         if (path.isShutdown() || env.isClosing()) {
             return;
         }
@@ -106,35 +106,34 @@ final class PathConnector {
     /** The transport connected an attempt of ours. */
     void connected(PathConnection pc, TransportConnection tc) {
         PathConnection kick = null;
-        synchronized (path) {
-            if (pc != path.currentConnection() || path.state() != PathState.CONNECTING) {
-                tc.close();                          // stale: a newer attempt or an accepted connection won
-                return;
-            }
-            if (connection.initiates() && index > 0 && !connection.multipath().peerEncodesPaths()
-                    && !connection.lanesUpBelow(index)) {
-                // A path below went down while this one connected: a peer that takes its first free path may have
-                // put this connection in that path's place. Nothing was sent on it yet; it connects again once the
-                // paths below are up (Connection#pathUp, or its reconnect finding them up). Closed, not reset: a
-                // reset while a 6.1 or 6.12 kernel writes on the path can wedge it there (docs/protocol.md).
-                log.debug("{} path {}: a path below went down meanwhile; closing the new connection", connection,
-                        index);
-                path.down();
-                tc.close();
-                scheduleReconnectLocked();
-                return;
-            }
-            if (connection.initiates()) {
-                kick = path.upLocked(pc);
-            } else {
-                // The larger address only pokes: the peer resets this connection and connects back, and its
-                // connection is the one that carries traffic. Close ours, wait for theirs.
-                log.debug("{} path {}: poked the peer, waiting for it to connect back", connection, index);
-                path.down();
-                tc.close();
-                if (path.hasUnsent()) {
-                    scheduleReconnectLocked();       // poke again later if the peer does not come
-                }
+        assert connection.ownerOnly();
+        if (pc != path.currentConnection() || path.state() != PathState.CONNECTING) {
+            tc.close();                          // stale: a newer attempt or an accepted connection won
+            return;
+        }
+        if (connection.initiates() && index > 0 && !connection.multipath().peerEncodesPaths()
+                && !connection.lanesUpBelow(index)) {
+            // A path below went down while this one connected: a peer that takes its first free path may have
+            // put this connection in that path's place. Nothing was sent on it yet; it connects again once the
+            // paths below are up (Connection#pathUp, or its reconnect finding them up). Closed, not reset: a
+            // reset while a 6.1 or 6.12 kernel writes on the path can wedge it there (docs/protocol.md).
+            log.debug("{} path {}: a path below went down meanwhile; closing the new connection", connection,
+                    index);
+            path.down();
+            tc.close();
+            scheduleReconnectLocked();
+            return;
+        }
+        if (connection.initiates()) {
+            kick = path.upLocked(pc);
+        } else {
+            // The larger address only pokes: the peer resets this connection and connects back, and its
+            // connection is the one that carries traffic. Close ours, wait for theirs.
+            log.debug("{} path {}: poked the peer, waiting for it to connect back", connection, index);
+            path.down();
+            tc.close();
+            if (path.hasUnsent()) {
+                scheduleReconnectLocked();       // poke again later if the peer does not come
             }
         }
         if (kick != null) {
@@ -144,21 +143,20 @@ final class PathConnector {
 
     /** The transport could not connect an attempt of ours. */
     void connectFailed(PathConnection pc, Throwable cause) {
-        synchronized (path) {
-            if (pc != path.currentConnection()) {
-                return;
-            }
-            log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
-            path.down();
-            if (mayReconnectLocked()) {
-                scheduleReconnectLocked();
-            }
+        assert connection.ownerOnly();
+        if (pc != path.currentConnection()) {
+            return;
+        }
+        log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
+        path.down();
+        if (mayReconnectLocked()) {
+            scheduleReconnectLocked();
         }
     }
 
     /**
      * Whether this path connects again after losing its connection: on the smaller address every path in use; on
-     * the larger only path 0, and only to poke the peer because messages wait (the kernel's rule). Under the monitor.
+     * the larger only path 0, and only to poke the peer because messages wait (the kernel's rule). On the owner.
      */
     boolean mayReconnectLocked() {
         if (connection.initiates()) {
@@ -173,32 +171,30 @@ final class PathConnector {
      * backoff itself keeps its size (the connection, once up, restarts it; see ReconnectTimer#up).
      */
     void connectIfDown() {
-        synchronized (path) {
-            if (path.state() == PathState.DOWN) {
-                reconnect.cancel();
-                connectLocked();
-            }
+        assert connection.ownerOnly();
+        if (path.state() == PathState.DOWN) {
+            reconnect.cancel();
+            connectLocked();
         }
     }
 
-    /** Drops a pending reconnect: the path is being retired. Caller holds the path's monitor. */
+    /** Drops a pending reconnect: the path is being retired. On the owner. */
     void cancelReconnect() {
         reconnect.cancel();
     }
 
-    /** Schedules the next attempt with the backoff's delay. Caller holds the path's monitor. */
+    /** Schedules the next attempt with the backoff's delay; the timer hands it to the owner. On the owner. */
     void scheduleReconnectLocked() {
         if (path.isShutdown() || env.isClosing()) {
             return;
         }
-        reconnect.schedule(this::reconnect);
+        reconnect.schedule(token -> connection.runOnOwner(() -> reconnect(token)));
     }
 
     private void reconnect(Object token) {
-        synchronized (path) {
-            if (reconnect.claim(token) && path.state() == PathState.DOWN && mayReconnectLocked()) {
-                connectLocked();                     // a poke is no longer due once its messages are gone
-            }
+        assert connection.ownerOnly();
+        if (reconnect.claim(token) && path.state() == PathState.DOWN && mayReconnectLocked()) {
+            connectLocked();                     // a poke is no longer due once its messages are gone
         }
     }
 }

@@ -10,7 +10,7 @@ final class PathInfos {
     private PathInfos() {
     }
 
-    /** Under the path's monitor. */
+    /** On the path's owner. */
     static RdsPathInfo of(int index, PathState state, SendQueue queue, long nextRxSeq, long resets,
                           PathConnection current) {
         long[] c = queue.census();
@@ -25,11 +25,11 @@ final class PathInfos {
                 (int) c[0], c[1], (int) c[2], c[3], resets, local, remote);
     }
 
-    /** A connection with each of its paths, every path under its own monitor in turn. */
+    /** A connection with each of its paths, on their owner. */
     static RdsConnectionInfo of(Connection c) {
         RdsPathInfo[] paths = new RdsPathInfo[c.pathCount()];
         for (int i = 0; i < paths.length; i++) {
-            paths[i] = c.path(i).info();
+            paths[i] = c.path(i).infoOwned();
         }
         PeerReceiveBudget budget = c.receiveBudget();
         return new RdsConnectionInfo(c.local(), c.peer(), c.transportName(), c.peerPaths(), c.peerGeneration(),

@@ -4,10 +4,10 @@ import java.util.concurrent.TimeUnit;
 import org.rds4j.core.RdsCounters.Counter;
 
 /**
- * A path's periodic work while it is up, on the stack's timer thread (docs/reliability.md): liveness (silent for half
+ * A path's periodic work while it is up, handed by the stack's timer to the connection's I/O thread
+ * (docs/reliability.md): liveness (silent for half
  * the interval, ping; for all of it, drop the connection and reconnect), the acknowledgement requests of
- * {@link AckRequests}, and on path 0 the end of the wait for the peer to confirm the lanes. State is guarded by the
- * owning path's monitor.
+ * {@link AckRequests}, and on path 0 the end of the wait for the peer to confirm the lanes. The path's owner runs it.
  */
 final class PathMaintenance {
     /** How long path 0 waits for the peer to confirm the lanes on a new connection before the others go anyway. */
@@ -27,12 +27,17 @@ final class PathMaintenance {
         this.env = connection.env();
         this.ackRequests = ackRequests;
         this.liveness = new Liveness(env);
+        Runnable run = this::run;
+        this.tick = () -> connection.runOnOwner(run);
     }
+
+    /** What the timer runs each period: it only hands {@link #run} to the owner (made once, allocates nothing). */
+    private final Runnable tick;
 
     /** The path came up: silence counts from now, and the work runs every period until {@link #stop}. */
     void start(long nowNanos) {
         upSinceNanos = nowNanos;
-        liveness.start(nowNanos, this::run);
+        liveness.start(nowNanos, tick);
     }
 
     void stop() {
@@ -50,26 +55,25 @@ final class PathMaintenance {
         PathConnection stalled = null;
         long silent;
         long partial = 0;
-        synchronized (path) {
-            if (path.state() != PathState.UP) {
-                return;
-            }
-            long now = env.nanoTime();
-            silent = liveness.silentNanos(now);
-            Liveness.Verdict verdict = liveness.check(now);
-            PathConnection pc = path.currentConnection();
-            if (pc != null && !connection.receiveBudget().isPaused()) {
-                partial = pc.partialNanos(System.nanoTime());      // the I/O thread's clock, not the env's
-            }
-            if (partial > env.frameTimeoutNanos()) {
-                stalled = pc;
-                env.statistics().increment(Counter.RECV_FRAME_TIMEOUT);
-            } else if (verdict == Liveness.Verdict.DEAD) {
-                dead = path.currentConnection();
-                env.statistics().increment(Counter.CONN_DEAD_PEER);
-            } else {
-                kick = ackRequests.maintain(now, verdict == Liveness.Verdict.PING);
-            }
+        assert connection.ownerOnly();
+        if (path.state() != PathState.UP) {
+            return;
+        }
+        long now = env.nanoTime();
+        silent = liveness.silentNanos(now);
+        Liveness.Verdict verdict = liveness.check(now);
+        PathConnection pc = path.currentConnection();
+        if (pc != null && !connection.receiveBudget().isPaused()) {
+            partial = pc.partialNanos(System.nanoTime());      // the I/O thread's clock, not the env's
+        }
+        if (partial > env.frameTimeoutNanos()) {
+            stalled = pc;
+            env.statistics().increment(Counter.RECV_FRAME_TIMEOUT);
+        } else if (verdict == Liveness.Verdict.DEAD) {
+            dead = path.currentConnection();
+            env.statistics().increment(Counter.CONN_DEAD_PEER);
+        } else {
+            kick = ackRequests.maintain(now, verdict == Liveness.Verdict.PING);
         }
         if (stalled != null) {
             path.drop(stalled, "a message started " + TimeUnit.NANOSECONDS.toMillis(partial) + " ms ago has not"

@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Which of the peer's numberings a path's received sequence numbers and acknowledgements belong to, and the events
  * that start a new one: the peer restarted (a new GEN_NUM), or the path's connection turned out to carry another of
- * the peer's paths, whose numbers were not this path's. Everything here is under the path's monitor
- * (docs/threading.md); a connection is closed or aborted after the monitor is released.
+ * the peer's paths, whose numbers were not this path's. Everything here runs on the connection's I/O thread, which
+ * owns the path (docs/threading.md).
  *
  * <p>Each connection records the numbering it came up in ({@link PathConnection#numbering}); acknowledgements count
  * only from a connection of the current one ({@link PathReceiver#receive}), because after a restart the numbers
@@ -30,12 +30,12 @@ final class PathNumbering {
         this.path = path;
     }
 
-    /** The numbering the peer's acknowledgements must have been computed for. Caller holds the path's monitor. */
+    /** The numbering the peer's acknowledgements must have been computed for. On the owner. */
     long current() {
         return numbering;
     }
 
-    /** The path came up on {@code pc}. Caller holds the path's monitor. */
+    /** The path came up on {@code pc}. On the owner. */
     void up(PathConnection pc) {
         pc.numbering = numbering;
         if (renumber) {
@@ -54,19 +54,18 @@ final class PathNumbering {
     void peerRestarted(boolean currentIsNewPeer) {
         PathConnection old = null;
         int flushed;
-        synchronized (path) {
-            numbering++;
-            PathConnection current = path.currentConnection();
-            if (current != null && currentIsNewPeer) {
-                current.numbering = numbering;
-            } else if (current != null && path.state() == PathState.UP) {
-                old = current;
-                path.disconnecting();
-            }
-            flushed = path.queue().flushForPeerRestart();
-            path.receiver().peerRestarted();
-            path.acks().peerRestarted();       // the old peer's pings need no quarantine; the current one's do
+        assert path.connection().ownerOnly();
+        numbering++;
+        PathConnection current = path.currentConnection();
+        if (current != null && currentIsNewPeer) {
+            current.numbering = numbering;
+        } else if (current != null && path.state() == PathState.UP) {
+            old = current;
+            path.disconnecting();
         }
+        flushed = path.queue().flushForPeerRestart();
+        path.receiver().peerRestarted();
+        path.acks().peerRestarted();       // the old peer's pings need no quarantine; the current one's do
         log.info("{}: the peer restarted (new generation); {} unacknowledged messages discarded, as the kernel does{}",
                 path.name(), flushed, old != null ? "; resetting this path's connection" : "");
         if (old != null) {
@@ -81,13 +80,12 @@ final class PathNumbering {
      */
     void dropConnection(TransportConnection tc, String reason) {
         PathConnection pc;
-        synchronized (path) {
-            pc = path.currentConnection();
-            if (pc == null || pc.transport() != tc) {
-                return;
-            }
-            path.receiver().peerRestarted();
+        assert path.connection().ownerOnly();
+        pc = path.currentConnection();
+        if (pc == null || pc.transport() != tc) {
+            return;
         }
+        path.receiver().peerRestarted();
         path.drop(pc, reason);
     }
 
@@ -98,20 +96,19 @@ final class PathNumbering {
      * numbers from its own count, and taken against the old ones they would be dropped as duplicates (scenario 11
      * on 6.12 lost its first message so). So the next connection expects the peer's numbers from the start. Only if
      * the path is up on {@code pc} with nothing written and unacknowledged (a resend on the new connection could be
-     * taken twice), checked under the monitor that also ends transmitting on {@code pc}.
+     * taken twice), checked on the owner, which also transmits on {@code pc}.
      *
      * @return whether it closed {@code pc}
      */
     boolean dropPlacedElsewhere(PathConnection pc, String reason) {
-        synchronized (path) {
-            if (pc == null || pc != path.currentConnection() || path.state() != PathState.UP
-                    || path.queue().hasSent()) {
-                return false;
-            }
-            log.warn("{}: dropping the connection: {}", path.name(), reason);
-            path.disconnecting();
-            renumber = true;
+        assert path.connection().ownerOnly();
+        if (pc == null || pc != path.currentConnection() || path.state() != PathState.UP
+                || path.queue().hasSent()) {
+            return false;
         }
+        log.warn("{}: dropping the connection: {}", path.name(), reason);
+        path.disconnecting();
+        renumber = true;
         pc.close();
         return true;
     }

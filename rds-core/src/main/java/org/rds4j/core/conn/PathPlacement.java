@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * <li>we connect, and the peer places by "first free path" (6.1, 6.12): a poke while our path 0 is up may mean the
  * peer put our connection elsewhere ({@link #peerPoked}).</li>
  * </ul>
- * Its work runs on the stack's timer thread, except {@link #peerPoked} on the I/O thread that refused the poke.
+ * Its work runs on the connection's I/O thread, which owns the paths; the stack's timer only hands over what waits.
  */
 final class PathPlacement {
     private static final Logger log = LoggerFactory.getLogger(PathPlacement.class);
@@ -102,7 +102,7 @@ final class PathPlacement {
     }
 
     /**
-     * A poke's check, on the timer: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
+     * A poke's check, a while after the poke: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
      * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
      * path 0 are not coming, and every path in use with nothing unacknowledged closes in order and connects again, to
      * be placed afresh ({@link PathNumbering#dropPlacedElsewhere}), path 0 first. Messages unacknowledged on path 0
@@ -131,7 +131,7 @@ final class PathPlacement {
      * On the accepting side, once the peer said SPORT_IDX: drops connections that sit on a path their source port does
      * not name. They were placed on the first free path before the peer's probe arrived (a 7.x kernel that already
      * knew the number of paths opens them all at once, and any may come first); the peer reconnects them and each
-     * then lands on its own path. Kernels from 7.0 drop a misplaced path 0 the same way. Runs on the timer thread.
+     * then lands on its own path. Kernels from 7.0 drop a misplaced path 0 the same way.
      */
     void dropMisplaced() {
         if (connection.initiates() || !multipath.peerEncodesPaths()) {
@@ -147,12 +147,8 @@ final class PathPlacement {
         }
     }
 
-    /** Runs {@code task} on the stack's timer thread after {@code nanos}, unless the stack is closing. */
+    /** Runs {@code task} on the connection's I/O thread after {@code nanos}, unless the stack is closing. */
     private void after(long nanos, Runnable task) {
-        try {
-            env.scheduler().schedule(task, nanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            log.debug("{}: the stack is closing; not running {}", connection, task);
-        }
+        connection.schedule(task, nanos);
     }
 }

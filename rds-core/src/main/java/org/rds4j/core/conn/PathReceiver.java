@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * What a path does with each message that arrives on it, the kernel's {@code rds_recv_incoming} for one path: the
  * duplicate rule and the next expected number, the acknowledgements the header carries, pongs to our pings, pings
- * and probes, and congestion maps. State is guarded by the path's monitor.
+ * and probes, and congestion maps. On the connection's I/O thread, which owns the path.
  */
 final class PathReceiver {
     private static final Logger log = LoggerFactory.getLogger(PathReceiver.class);
@@ -39,12 +39,12 @@ final class PathReceiver {
         return pings;
     }
 
-    /** The next sequence number expected (the last received + 1), 0 before any. Under the path's monitor. */
+    /** The next sequence number expected (the last received + 1), 0 before any. On the owner. */
     long nextRxSeq() {
         return nextRxSeq;
     }
 
-    /** The peer restarted: it numbers from 1 again. Under the path's monitor. */
+    /** The peer restarted: it numbers from 1 again. On the owner. */
     void peerRestarted() {
         nextRxSeq = 0;
     }
@@ -72,42 +72,41 @@ final class PathReceiver {
     boolean receive(RdsHeader h, PathConnection from) {
         int sport = h.sourcePort();
         int dport = h.destinationPort();
-        synchronized (path) {
-            if (from != path.currentConnection()) {
-                return false;
+        assert connection.ownerOnly();
+        if (from != path.currentConnection()) {
+            return false;
+        }
+        // Acknowledgements count only from a connection of the peer's current numbering (see peerRestarted).
+        boolean current = from.numbering == path.numbering().current();
+        if (current && h.ack() != 0) {
+            if (!connection.peerAcks().acknowledges()) {
+                connection.peerAcks().acknowledges(true);
+                log.debug("{}: the peer acknowledges (h_ack)", path);
             }
-            // Acknowledgements count only from a connection of the peer's current numbering (see peerRestarted).
-            boolean current = from.numbering == path.numbering().current();
-            if (current && h.ack() != 0) {
-                if (!connection.peerAcks().acknowledges()) {
-                    connection.peerAcks().acknowledges(true);
-                    log.debug("{}: the peer acknowledges (h_ack)", path);
-                }
-                path.releaseUpTo(h.ack());
+            path.releaseUpTo(h.ack());
+            env.statistics().increment(Counter.ACK_RECEIVED);
+        }
+        if (h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0) {
+            env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
+            return false;
+        }
+        nextRxSeq = h.sequence() + 1;
+        boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
+        acks.received(sport == 0 && dport == 0, ackRequired);
+        if (ackRequired && !connection.peerAcks().acknowledges()) {
+            connection.peerAcks().acknowledges(true);   // a volatile store (a fence) only when it changes
+        }
+        if (sport == 0 && current) {
+            long answered = acks.pongArrived(dport);
+            if (answered != Acknowledgements.NOT_OURS) {
+                connection.peerAcks().answersPings();
+            }
+            if (answered > 0) {
+                path.releaseUpTo(answered);     // the pong proves the peer had everything before the ping
                 env.statistics().increment(Counter.ACK_RECEIVED);
             }
-            if (h.hasFlag(RdsHeader.FLAG_RETRANSMITTED) && Long.compareUnsigned(h.sequence(), nextRxSeq) < 0) {
-                env.statistics().increment(Counter.RECV_DROP_OLD_SEQ);
-                return false;
-            }
-            nextRxSeq = h.sequence() + 1;
-            boolean ackRequired = h.hasFlag(RdsHeader.FLAG_ACK_REQUIRED);    // only rds4j sets it over TCP
-            acks.received(sport == 0 && dport == 0, ackRequired);
-            if (ackRequired && !connection.peerAcks().acknowledges()) {
-                connection.peerAcks().acknowledges(true);   // a volatile store (a fence) only when it changes
-            }
-            if (sport == 0 && current) {
-                long answered = acks.pongArrived(dport);
-                if (answered != Acknowledgements.NOT_OURS) {
-                    connection.peerAcks().answersPings();
-                }
-                if (answered > 0) {
-                    path.releaseUpTo(answered);     // the pong proves the peer had everything before the ping
-                    env.statistics().increment(Counter.ACK_RECEIVED);
-                }
-                if (answered != Acknowledgements.NOT_OURS) {
-                    return false;                   // ours, or a late answer from before a reset: nothing more
-                }
+            if (answered != Acknowledgements.NOT_OURS) {
+                return false;                   // ours, or a late answer from before a reset: nothing more
             }
         }
         from.peerInitiated();

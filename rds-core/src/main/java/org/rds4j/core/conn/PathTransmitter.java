@@ -8,8 +8,8 @@ import org.rds4j.core.wire.HeaderEncoder;
 /**
  * One transmit pass of a path, the kernel's {@code rds_send_xmit}: the congestion map first if one is due, then
  * queued messages while the sink has room, each framed with the path's current h_ack. A pass is bounded, so one busy
- * path cannot keep its I/O thread from the other connections it serves. Runs under the path's monitor on the I/O
- * thread; allocates nothing. Also the bookkeeping around the passes: the map due, the catch-up hold, and the ping when
+ * path cannot keep its I/O thread from the other connections it serves. Runs on the connection's I/O thread, which
+ * owns the path; allocates nothing. Also the bookkeeping around the passes: the map due, the catch-up hold, and the ping when
  * everything written has left and the peer does not acknowledge by itself.
  */
 final class PathTransmitter {
@@ -22,8 +22,12 @@ final class PathTransmitter {
     private final Acknowledgements acks;
     private final AckRequests ackRequests;
     private final HeaderEncoder headers = new HeaderEncoder();
-    /** Our congestion map goes ahead of the next pass's messages. */
-    private boolean mapQueued;
+    /**
+     * Our congestion map goes ahead of the next pass's messages. Raised by any thread (a reader whose queue crossed
+     * its mark, {@link #requestMap}), lowered by the owner's pass before it copies the map: a change made before a
+     * raise that the pass then lowers is in the copy, since both go through the map's monitor.
+     */
+    private volatile boolean mapQueued;
     /** The stream offset after the last pass. */
     private long lastPassEnd;
     private final CongestionFrames congestionFrames = new CongestionFrames();
@@ -36,8 +40,8 @@ final class PathTransmitter {
         this.ackRequests = ackRequests;
     }
 
-    /** Our map goes ahead of the next pass's messages. Caller holds the path's monitor. */
-    void queueMap() {
+    /** Our map goes ahead of the next pass's messages. Any thread; the caller then asks for a pass. */
+    void requestMap() {
         mapQueued = true;
     }
 
@@ -46,24 +50,24 @@ final class PathTransmitter {
      * messages while path 0 catches up after the lanes opened ({@link Multipath}); path 0 notes its progress.
      */
     void transmit(PathConnection pc, FrameSink sink) {
-        boolean caughtUp;
-        synchronized (path) {
-            if (pc != path.currentConnection() || path.state() != PathState.UP) {
-                return;
-            }
-            Multipath mp = connection.multipath();
-            if (path.index() > 0 && mp.catchingUp()) {
-                return;                               // path 0 kicks this path once it has caught up
-            }
-            CongestionMap map = mapQueued ? connection.localMap() : null;
-            mapQueued = false;
-            if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks().acknowledges())) {
-                pc.requestTransmit();                 // bounded pass: the rest after the thread's other work
-            }
-            lastPassEnd = sink.streamOffset();
-            caughtUp = path.index() == 0 && mp.path0Progress(queue);
+        assert connection.ownerOnly();
+        if (pc != path.currentConnection() || path.state() != PathState.UP) {
+            return;
         }
-        if (caughtUp) {
+        Multipath mp = connection.multipath();
+        if (path.index() > 0 && mp.catchingUp()) {
+            return;                               // path 0 kicks this path once it has caught up
+        }
+        CongestionMap map = null;
+        if (mapQueued) {
+            mapQueued = false;
+            map = connection.localMap();
+        }
+        if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks().acknowledges())) {
+            pc.requestTransmit();                 // bounded pass: the rest after the thread's other work
+        }
+        lastPassEnd = sink.streamOffset();
+        if (path.index() == 0 && mp.path0Progress(queue)) {
             connection.caughtUp();
         }
     }
@@ -74,11 +78,10 @@ final class PathTransmitter {
      */
     void transmitted(PathConnection pc, long streamOffset) {
         PathConnection kick = null;
-        synchronized (path) {
-            if (pc == path.currentConnection() && streamOffset >= lastPassEnd
-                    && !connection.peerAcks().acknowledges()) {
-                kick = ackRequests.request(false);
-            }
+        assert connection.ownerOnly();
+        if (pc == path.currentConnection() && streamOffset >= lastPassEnd
+                && !connection.peerAcks().acknowledges()) {
+            kick = ackRequests.request(false);
         }
         if (kick != null) {
             kick.requestTransmit();

@@ -11,8 +11,9 @@ import java.util.function.Consumer;
  * ({@link #up}).
  *
  * <p>A scheduled attempt carries a token. The token is set before the task can run (a first reconnect runs at once,
- * on another thread) and the path checks it under its monitor ({@link #claim}), so an attempt cancelled by the path
- * coming up is recognised even if its task already started. Guarded by the owning path's monitor.
+ * on the timer thread) and the path checks it on its owner ({@link #claim}), so an attempt cancelled by the path
+ * coming up is recognised even if its task was already handed over. The path's owner uses it; the timer only
+ * hands attempts over.
  */
 final class ReconnectTimer {
     private final ConnectionEnvironment env;

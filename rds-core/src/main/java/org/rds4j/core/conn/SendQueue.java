@@ -15,8 +15,8 @@ import org.rds4j.core.RdsCounters.Counter;
  * <p>Sequence numbers are given here, in the order messages reach the send queue, so the stream's order is the
  * numbers' order. A message never changes path and keeps its number for life, so a resend after a reset carries it.
  *
- * <p>Threads: {@link #push} is lock-free and may be called by any thread; everything else runs under the owning
- * path's monitor, which makes the inbox single-consumer.
+ * <p>Threads: {@link #push} is lock-free and may be called by any thread; everything else runs on the path's owner,
+ * the connection's I/O thread, which makes the inbox single-consumer.
  */
 final class SendQueue {
     private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(OutgoingMessage[].class);
@@ -143,8 +143,8 @@ final class SendQueue {
     }
 
     /**
-     * Pongs queued or written and not yet acknowledged (each is kept, like data, until the peer has it). Under the
-     * path's monitor.
+     * Pongs queued or written and not yet acknowledged (each is kept, like data, until the peer has it). On the
+     * path's owner.
      *
      * @return how many pongs the path holds
      */
@@ -152,7 +152,7 @@ final class SendQueue {
         return pongsHeld;
     }
 
-    /** A pong is about to be pushed (under the path's monitor): it counts from now until it leaves the queues. */
+    /** A pong is about to be pushed (on the path's owner): it counts from now until it leaves the queues. */
     void pongQueued() {
         pongsHeld++;
     }
@@ -263,8 +263,8 @@ final class SendQueue {
     }
 
     /**
-     * For inspection, under the path's monitor, changing nothing (the inbox is walked, not taken in: its messages
-     * are unnumbered, and the nodes stay as pushed, since only the monitor's holder takes them): the queued messages
+     * For inspection, on the path's owner, changing nothing (the inbox is walked, not taken in: its messages
+     * are unnumbered, and the nodes stay as pushed until a pass takes them): the queued messages
      * and their bytes, then the written and unreleased ones and theirs.
      */
     long[] census() {

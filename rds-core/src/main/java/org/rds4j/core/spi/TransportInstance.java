@@ -41,8 +41,10 @@ public interface TransportInstance extends AutoCloseable {
      * it is 0 or more, the connection's local transport port must be congruent to it modulo
      * {@link #PATH_PORT_MODULUS}, so that the acceptor can tell which path the connection is for. The transport picks
      * such a port (for TCP: from the system's ephemeral range, trying the next candidate while one is in use) and
-     * fails the connect only when none is free. Transports with several I/O threads should spread the paths of one
-     * peer over them.
+     * fails the connect only when none is free.
+     *
+     * <p>Every handler call of the connection, and of every connection accepted from {@code peer} to {@code local},
+     * comes on {@link #ioThread ioThread(local, peer)}.
      *
      * @param local our address, which the connection is made from
      * @param peer the peer host's address
@@ -50,6 +52,17 @@ public interface TransportInstance extends AutoCloseable {
      * @param handler told of the outcome, then of every event of the connection
      */
     void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler);
+
+    /**
+     * The I/O thread that owns the core's connection between {@code local} and {@code peer}: the same thread for the
+     * same pair for as long as this instance is open, and the thread of every handler call of the connections
+     * between them, opened or accepted. Transports with several I/O threads spread pairs of addresses over them.
+     *
+     * @param local our address
+     * @param peer the peer host's address
+     * @return the owning thread
+     */
+    IoThread ioThread(InetAddress local, InetAddress peer);
 
     /** Closes every listener and connection of this instance. */
     @Override

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.TransportInstance;
 
 /**
@@ -130,6 +131,39 @@ final class FakeTransport implements TransportInstance {
 
     @Override
     public void unlisten(InetAddress local) {
+    }
+
+    /**
+     * The thread that made this transport is its I/O thread, as the test's one thread drives everything. A task
+     * handed to it runs after the current event, as the scheduler's next task (virtual time does not move); without
+     * a scheduler, at once.
+     */
+    private final Thread ioThread = Thread.currentThread();
+    private final java.util.concurrent.Executor later;
+
+    FakeTransport() {
+        this(Runnable::run);
+    }
+
+    FakeTransport(java.util.concurrent.Executor later) {
+        this.later = later;
+    }
+
+    private final IoThread io = new IoThread() {
+        @Override
+        public boolean inThread() {
+            return Thread.currentThread() == ioThread;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            later.execute(task);
+        }
+    };
+
+    @Override
+    public IoThread ioThread(InetAddress local, InetAddress peer) {
+        return io;
     }
 
     @Override

@@ -145,7 +145,7 @@ final class KernelPeerHarness {
     }
 
     final FakeEnvironment env;
-    final FakeTransport transport = new FakeTransport();
+    final FakeTransport transport;
     final Connection connection;
     final ConnectionPath path;
     private final Owner owner = new Owner();
@@ -187,6 +187,7 @@ final class KernelPeerHarness {
 
     KernelPeerHarness(long seed) {
         env = new FakeEnvironment(seed);
+        transport = new FakeTransport(env.scheduler);
         connection = new Connection(PathHarness.SMALL, PathHarness.LARGE, "fake", transport, env, new CongestionMap());
         path = connection.path(0);
     }

@@ -23,7 +23,7 @@ class LaneOrderTest {
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
     private final FakeEnvironment env = new FakeEnvironment(7);
-    private final FakeTransport transport = new FakeTransport();
+    private final FakeTransport transport = new FakeTransport(env.scheduler);
     private final Connection connection = connection();
 
     private Connection connection() {

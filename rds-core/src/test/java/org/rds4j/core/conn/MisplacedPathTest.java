@@ -17,7 +17,7 @@ import org.rds4j.core.wire.RdsHeader;
  */
 class MisplacedPathTest {
     private final FakeEnvironment env = new FakeEnvironment(7);
-    private final FakeTransport transport = new FakeTransport();
+    private final FakeTransport transport = new FakeTransport(env.scheduler);
     private final Connection connection = new Connection(PathHarness.SMALL, PathHarness.LARGE, "fake", transport, env,
             new CongestionMap());
 

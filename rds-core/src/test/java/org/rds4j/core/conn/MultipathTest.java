@@ -20,7 +20,7 @@ class MultipathTest {
     private Connection connection() {
         try {
             return new Connection(InetAddress.getByName("10.0.0.1"), InetAddress.getByName("10.0.0.2"), "fake",
-                    new FakeTransport(), env, new CongestionMap());
+                    new FakeTransport(env.scheduler), env, new CongestionMap());
         } catch (java.io.IOException e) {
             throw new AssertionError(e);
         }

@@ -181,7 +181,7 @@ final class PathHarness {
         this.local = smaller ? SMALL : LARGE;
         this.peer = smaller ? LARGE : SMALL;
         this.env = new FakeEnvironment(seed);
-        this.transport = new FakeTransport();
+        this.transport = new FakeTransport(env.scheduler);
         this.connection = new Connection(local, peer, "fake", transport, env, new CongestionMap());
         this.path = connection.path(0);
         if (connection.initiates() != smaller) {

@@ -16,7 +16,7 @@ import org.rds4j.core.wire.RdsHeader;
  */
 class StaleConnectionTest {
     private final FakeEnvironment env = new FakeEnvironment(3);
-    private final FakeTransport transport = new FakeTransport();
+    private final FakeTransport transport = new FakeTransport(env.scheduler);
 
     @Example
     void aFrameFromAReplacedConnectionDoesNotMoveTheNextExpectedNumber() throws IOException {

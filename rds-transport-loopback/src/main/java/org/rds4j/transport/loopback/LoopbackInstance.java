@@ -7,9 +7,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
 
@@ -57,6 +59,28 @@ final class LoopbackInstance implements TransportInstance {
 
     int highWaterMark() {
         return highWaterMark;
+    }
+
+    /** This stack's thread, as the core sees it: the owner of every connection of the stack. */
+    private final IoThread ioThread = new IoThread() {
+        @Override
+        public boolean inThread() {
+            return loop.inLoop();
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            if (!loop.execute(task)) {
+                throw new RejectedExecutionException("the loopback transport of stack " + host.config().name()
+                        + " is closed");
+            }
+        }
+    };
+
+    /** One thread serves every connection of a stack: it owns them all. */
+    @Override
+    public IoThread ioThread(InetAddress local, InetAddress peer) {
+        return ioThread;
     }
 
     /** Runs a task on this stack's thread; dropped once the instance is closed. */

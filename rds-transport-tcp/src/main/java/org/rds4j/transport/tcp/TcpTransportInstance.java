@@ -7,9 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
@@ -57,7 +55,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each instance owns its event loop group, so stacks in one JVM share no thread and closing one stack cannot
  * disturb another. One I/O thread is the default: RDS per-path work is serial anyway, and one thread handles many
- * connections at full loopback speed; {@code tcp.ioThreads} adds more for many busy paths.
+ * connections at full loopback speed; {@code tcp.ioThreads} adds more for many busy peers (each pair of addresses
+ * stays on one of them: {@link PeerAffineLoopGroup}).
  *
  * <p>Every socket, accepted or connected, is tuned as the kernel tunes RDS sockets: {@code TCP_NODELAY} (RDS sends
  * whole messages and wants them on the wire at once; batching happens in the transport, not in Nagle's algorithm)
@@ -95,7 +94,7 @@ public final class TcpTransportInstance implements TransportInstance {
     /** The port peers listen on; the stack's own port unless a test puts a proxy in between. */
     private final int peerPort;
     private final boolean epoll;
-    private final EventLoopGroup group;
+    private final PeerAffineLoopGroup group;
     private final int connectTimeoutMs;
     private final WriteBufferWaterMark waterMark;
     private final PathSourcePorts sourcePorts = PathSourcePorts.system();
@@ -147,7 +146,7 @@ public final class TcpTransportInstance implements TransportInstance {
         } else {
             log.debug("stack {}: TCP transport uses {} with {} I/O thread(s)", stackName, why, ioThreads);
         }
-        this.group = new MultiThreadIoEventLoopGroup(ioThreads, new IoThreadFactory(stackName), ioHandler);
+        this.group = new PeerAffineLoopGroup(ioThreads, new IoThreadFactory(stackName), ioHandler);
     }
 
     private static int intProperty(RdsStackConfig config, String key, int fallback, int min) {
@@ -315,6 +314,12 @@ public final class TcpTransportInstance implements TransportInstance {
     }
 
     @Override
+    public org.rds4j.core.spi.IoThread ioThread(InetAddress local, InetAddress peer) {
+        return group.ioThread(local, peer);
+    }
+
+    /** Called on {@link #ioThread}, as the core connects only there: a failure reported at once is on that thread. */
+    @Override
     public void connect(InetAddress local, InetAddress peer, int pathIndex, ConnectionHandler handler) {
         if (closed) {
             handler.onConnectFailed(new IOException("the TCP transport of stack " + stackName + " is closed"));
@@ -349,7 +354,7 @@ public final class TcpTransportInstance implements TransportInstance {
         boolean withTls = tls != null && tls.requiredFor(peer);
         InetSocketAddress to = new InetSocketAddress(peer, withTls ? tls.port() : peerPort);
         Bootstrap b = new Bootstrap()
-                .group(group)
+                .group(group.loop(local, peer))     // the thread that owns the core's connection to the peer
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
                 // A path's port may still be in TIME_WAIT from its previous connection: binding it again is safe

@@ -57,6 +57,11 @@ final class RecordingHandler implements ConnectionHandler {
         this.threadPrefix = "rds4j-" + stackName + "-tcp-";
     }
 
+    /** The thread of the handler's calls so far, {@code null} before the first. */
+    synchronized Thread ioThread() {
+        return ioThread;
+    }
+
     private void check(String call) {
         Thread t = Thread.currentThread();
         if (!t.getName().startsWith(threadPrefix)) {

@@ -361,6 +361,48 @@ class TcpTransportTest {
         }
     }
 
+    /**
+     * With several I/O threads, every connection between the same two addresses, opened or accepted, is served by
+     * the one thread the core is told owns that pair ({@code ioThread(local, peer)}): the core's connection to a
+     * peer keeps its paths' state on that thread alone.
+     */
+    @Test
+    void eachPairOfAddressesHasOneIoThreadOnBothSides() throws Exception {
+        try (Stacks s = new Stacks(Map.of("tcp.ioThreads", "4"))) {
+            List<InetAddress> servers = List.of(Stacks.SERVER, TestHost.addr("127.0.0.3"), TestHost.addr("127.0.0.4"),
+                    TestHost.addr("127.0.0.5"), TestHost.addr("127.0.0.6"));
+            for (InetAddress a : servers.subList(1, servers.size())) {
+                s.srv.listen(a);
+            }
+            for (InetAddress server : servers) {
+                Thread cliOwner = threadOf(s.cli.ioThread(Stacks.CLIENT, server));
+                Thread srvOwner = threadOf(s.srv.ioThread(server, Stacks.CLIENT));
+                for (int path = 0; path < 3; path++) {
+                    RecordingHandler client = new RecordingHandler("cli");
+                    s.cli.connect(Stacks.CLIENT, server, path, client);
+                    client.connected.get(Stacks.WAIT.toSeconds(), TimeUnit.SECONDS);
+                    RecordingHandler accepted = s.accepted.poll(Stacks.WAIT.toSeconds(), TimeUnit.SECONDS);
+                    assertNotNull(accepted, "no connection accepted on " + server);
+                    client.outbox.add(RecordingHandler.frame(path + 1, new byte[100], 0));
+                    client.connection.requestTransmit();
+                    accepted.awaitReceived(RdsHeader.SIZE + 100, Stacks.WAIT);
+                    assertEquals(cliOwner, client.ioThread(), "client side of path " + path + " to " + server);
+                    assertEquals(srvOwner, accepted.ioThread(), "accepted side of path " + path + " on " + server);
+                    noViolations(client, accepted);
+                }
+            }
+        }
+    }
+
+    /** The thread an {@link org.rds4j.core.spi.IoThread} runs its tasks on. */
+    private static Thread threadOf(org.rds4j.core.spi.IoThread io) throws Exception {
+        CompletableFuture<Thread> t = new CompletableFuture<>();
+        io.execute(() -> t.complete(Thread.currentThread()));
+        Thread thread = t.get(Stacks.WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(io.inThread(), "the test's thread is no I/O thread");
+        return thread;
+    }
+
     @Test
     void badPropertiesAreRefused() {
         for (Map<String, String> props : List.of(Map.of("tcp.ioThreads", "0"), Map.of("tcp.ioThreads", "x"),

@@ -298,9 +298,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
         Connection c = stack.existingConnection(from.getAddress(), destination.getAddress(), transport);
         if (c != null) {
-            for (int i = 0; i < c.pathCount(); i++) {
-                c.path(i).cancel(this, destination.getPort());
-            }
+            c.cancel(this, destination.getPort());
         }
     }
 
@@ -475,9 +473,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
             return;
         }
         for (Connection c : p.values()) {
-            for (int i = 0; i < c.pathCount(); i++) {
-                c.path(i).purge(this);
-            }
+            c.purge(this);
         }
     }
 

@@ -609,6 +609,41 @@ public final class Connection {
         return false;
     }
 
+    /**
+     * Drops every message of {@code owner} to {@code port} of the peer from every path, queued or sent and
+     * unacknowledged (the kernel's RDS_CANCEL_SENT_TO), in one task on the owning thread.
+     *
+     * @param owner the socket whose messages to drop
+     * @param port the peer's RDS port they were sent to
+     * @return how many messages were dropped
+     */
+    public int cancel(MessageOwner owner, int port) {
+        return call(() -> {
+            int n = 0;
+            for (ConnectionPath p : paths) {
+                n += p.queue().cancel(owner, port);
+            }
+            return n;
+        }, 0);
+    }
+
+    /**
+     * A socket closed: its messages go from every path, queued or sent and unacknowledged, in one task on the owning
+     * thread.
+     *
+     * @param owner the closing socket
+     * @return how many messages were dropped
+     */
+    public int purge(MessageOwner owner) {
+        return call(() -> {
+            int n = 0;
+            for (ConnectionPath p : paths) {
+                n += p.queue().purge(owner);
+            }
+            return n;
+        }, 0);
+    }
+
     /** Drops every transport connection; called when the stack closes, before its transports close. */
     public void shutdown() {
         call(() -> {

@@ -312,7 +312,7 @@ class ConnectionPathStateMachineTest {
     }
 
     /**
-     * Issue 10: closing a socket drops its messages from the path, queued or sent, as the kernel does; on the larger
+     * Closing a socket drops its messages from the path, queued or sent, as the kernel does; on the larger
      * host that ends the reason to poke, so the pending re-poke does not connect when its timer fires.
      */
     @Example

@@ -399,7 +399,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * Acceptance: the heap stays flat while 8 fast senders, each on a host of its own, overrun one slow reader on
+     * The heap stays flat while 8 fast senders, each on a host of its own, overrun one slow reader on
      * host B for a few seconds. Everything the stacks may hold is bounded by the budgets — 8 × (send budget + one message) at the
      * senders plus the receiver's budget and what was in flight, about 1 MiB here — so heap used after GC must stay
      * within start + 64 MiB (room for GC noise and JIT) and show no upward trend: the last samples may not exceed
@@ -880,7 +880,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ scale
 
     /**
-     * Acceptance: 10,000 sockets of host B served by two selector threads (5,000 sockets each, OP_READ); host A
+     * Scale: 10,000 sockets of host B served by two selector threads (5,000 sockets each, OP_READ); host A
      * sends one message to every one of the 10,000 ports from four sockets; each message is seen exactly once, on
      * the socket it was sent to, within a bounded time.
      */

@@ -9,10 +9,10 @@ import java.util.Map;
 
 /**
  * Runs the whole table (every size, every contender) as many times as asked, printing each run's table and, for
- * several runs, the medians with their spreads and the issue's stability check.
+ * several runs, the medians with their spreads and the stability check.
  */
 final class Bench {
-    /** The stability criterion: rds4j's 64 B msgs/s and RTT p50 stay within this of their median. */
+    /** The stability criterion: rds4j's 64 B msgs/s and RTT p50 stay within this of their median. */
     static final double STABLE_PCT = 15;
 
     /** Every cell of every run, and the rows reported. */
@@ -104,7 +104,7 @@ final class Bench {
     }
 
     /**
-     * The issue's stability check, for rds4j's contenders at 64 B, each line with the spread raw NIO had in the same
+     * The stability check, for rds4j's contenders at 64 B, each line with the spread raw NIO had in the same
      * runs (packed NIO's msgs/s and blocking NIO's RTT p50, the references of the ratios): a spread the physical
      * reference shares is the machine's, not rds4j's.
      */

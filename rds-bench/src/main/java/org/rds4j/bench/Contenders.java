@@ -47,7 +47,7 @@ public final class Contenders {
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
                 new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
-                // The I/O threads sleeping as soon as they are idle, as before session 10 (the default yields 250 us).
+                // The I/O threads sleeping as soon as they are idle, without the default's 250 us of yielding first.
                 new Rds4jContender("tcp", "rds4j-tcp-sleep", b -> b.property("tcp.yieldMicros", "0")),
                 Rds4jContender.tls("rds4j-tcp-tls"),
                 new Rds4jContender("loopback"),
@@ -57,7 +57,7 @@ public final class Contenders {
                 // kernel RDS socket's (wmem_default, 212,992 bytes).
                 Rds4jContender.socketBuffers("rds4j-tcp-4m", "tcp", BIG_BUFFERS, BIG_BUFFERS_WHY),
                 Rds4jContender.socketBuffers("rds4j-loopback-4m", "loopback", BIG_BUFFERS, BIG_BUFFERS_WHY),
-                // Issue 10's multipath: 8 socket pairs over one TCP connection or eight, with an I/O thread per core
+                // Multipath: 8 socket pairs over one TCP connection or eight, with an I/O thread per core
                 // (so that the eight paths are spread over them), and with the transport's default single I/O thread.
                 Rds4jContender.multipath("rds4j-tcp-8x1path", 8, 1, CORES, PER_CORE),
                 Rds4jContender.multipath("rds4j-tcp-8x8paths", 8, 8, CORES, PER_CORE),

@@ -7,10 +7,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The comparison table: one line per size and contender, with the ratios the issue asks for. Every contender's
+ * The comparison table: one line per size and contender, with the ratios it is judged by. Every contender's
  * msgs/s, RTT p50 and CPU are also given as a ratio to packed raw NIO at the same size (the physical reference: above
  * 1 means more msgs/s, or a longer RTT, or more CPU, than the reference); rds4j's loopback transport's msgs/s also
- * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the issue's
+ * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the
  * low-latency comparison: each side of the round trip spinning instead of sleeping), as is that of raw NIO with
  * rds4j's threading polling the same way ({@code nio-handoff-spin}: for small messages, the floor of that ratio with
  * this threading). With several runs the lines are medians and two columns give the spread.

@@ -7,7 +7,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * One line of a report: a cell's figures in report units, from one run or as the median over several runs (with the
- * spread of the two figures the issue's stability criterion names). Missing figures are NaN.
+ * spread of the two figures the stability criterion names). Missing figures are NaN.
  *
  * @param msgsSpreadPct the largest distance of a run's msgs/s from the median, in % of the median (NaN for one run)
  * @param p50SpreadPct the same for the RTT p50

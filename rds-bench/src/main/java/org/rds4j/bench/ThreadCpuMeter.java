@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * The CPU time of each thread of the JVM over a cell's measured throughput phase ({@code --threads}): which of the
- * harness's workers, the contender's I/O threads, the JIT and the collector the cell's CPU went to. Sessions 21 to 23
- * read the same from {@code /proc} by hand for each run; a cell whose figure moves is explained by its threads.
+ * harness's workers, the contender's I/O threads, the JIT and the collector the cell's CPU went to. It reports
+ * what {@code /proc} shows per thread, without reading it by hand; a cell whose figure moves is explained by its threads.
  *
  * <p>Method: {@link com.sun.management.ThreadMXBean#getThreadCpuTime(long[])} (user and system time, so the kernel's
  * work in a thread's system calls, such as TCP on loopback, is that thread's) for all live threads, once before and

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * for that side (an rds4j stack's I/O, loop and timer threads, Netty's event loop), through {@code taskset} on Linux.
  *
  * <p>Why: on a machine with few cores the scheduler moves a cell's threads about, and where they run sets much of
- * what a contender with more than one thread per side measures (docs/threading.md: rds4j's 64-byte cell over TCP moved
+ * what a contender with more than one thread per side measures (docs/decisions/0012-thread-placement-is-the-applications.md: rds4j's 64-byte cell over TCP moved
  * 4.4 to 6.5 M msgs/s left to the scheduler, 7.0 to 8.3 M with each application thread on its stack's I/O thread's
  * core). Pinned, two runs of the same build agree within a few per cent, which is what an A/B comparison of a small
  * change needs. It measures the placement docs/threading.md recommends to applications, not the scheduler's: the

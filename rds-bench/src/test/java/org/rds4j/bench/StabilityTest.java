@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The stability lines: rds4j's 64 B spreads against the bound, next to raw NIO's in the same runs. */
+/** The stability lines: rds4j's 64 B spreads against the stability bound, next to raw NIO's in the same runs. */
 class StabilityTest {
 
     private static Row row(String contender, int size, double msgsSpread, double p50Spread) {

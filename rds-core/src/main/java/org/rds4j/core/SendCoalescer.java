@@ -8,7 +8,7 @@ import org.rds4j.core.conn.MessagePool;
 import org.rds4j.core.conn.OutgoingMessage;
 
 /**
- * A socket's small sends, carried as runs (docs/threading.md, session 26): while the socket's last small message to
+ * A socket's small sends, carried as runs (docs/decisions/0008-small-sends-travel-in-runs.md): while the socket's last small message to
  * a port still waits in its path's inbox, the next one to the same port is appended to it rather than queued as a
  * message object of its own. On the wire nothing changes: each message keeps its own header and sequence number.
  * What changes is the cost per message on both threads: the sender copies into a buffer it already holds instead of

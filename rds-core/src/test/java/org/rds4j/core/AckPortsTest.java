@@ -13,7 +13,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsStackConfig;
 
 /**
- * Issue 10: the ports a stack keeps for its acknowledgement pings never cost an application a bind. A kernel would
+ * The ports a stack keeps for its acknowledgement pings never cost an application a bind. A kernel would
  * never refuse binding a free port, so a socket that asks for one of them by number gets it, and the stack stops
  * pinging from it; the free-port search still goes around them.
  */

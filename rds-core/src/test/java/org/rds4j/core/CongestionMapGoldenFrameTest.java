@@ -25,7 +25,7 @@ import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
- * Golden bytes, reference §3.5 and §7.1: the congestion-map message a real {@link CoreStack} writes when its socket on
+ * Golden bytes (docs/protocol.md, "Congestion maps"): the congestion-map message a real {@link CoreStack} writes when its socket on
  * port 4020 congests equals, byte for byte (48-byte header + 8192-byte map), the one the Linux kernel sent in the
  * capture golden/03-congestion.pcap (host 10.213.0.3, receiver on port 4020 stalled, data from port 4021).
  *

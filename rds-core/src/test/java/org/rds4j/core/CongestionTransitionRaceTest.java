@@ -18,7 +18,7 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.cong.CongestionMap;
 
 /**
- * Reference §7.2 (`recv.c:rds_recv_rcvbuf_delta`): the kernel flips a socket's congestion state and the port's bit in
+ * docs/protocol.md, "Congestion maps" (net/rds/recv.c, `rds_recv_rcvbuf_delta`): the kernel flips a socket's congestion state and the port's bit in
  * the local map together, under the socket's receive lock, so the map always says what the socket's queue says. A
  * port whose queue is above the budget must be marked congested, whatever threads deliver and read.
  */

@@ -32,7 +32,7 @@ import org.rds4j.core.wire.RdsHeader;
 import org.rds4j.core.wire.RdsProtocolException;
 
 /**
- * Coverage-guided fuzzing of a path's receive state machine (issue 12, part 4): a real {@link CoreStack} with three
+ * Coverage-guided fuzzing of a path's receive state machine (docs/security.md, "Fuzzing"): a real {@link CoreStack} with three
  * bound sockets, driven only through the transport SPI ({@link FuzzTransport}), and a peer whose every move the
  * fuzzer picks: data frames with any sequence number, h_ack, flags, ports, length and extension area; pings, probes
  * carrying NPATHS and GEN_NUM, pongs; congestion maps of any bits and length; raw bytes; headers announcing more than

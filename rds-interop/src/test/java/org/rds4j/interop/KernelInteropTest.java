@@ -307,8 +307,8 @@ class KernelInteropTest {
         if (first.isEmpty()) {
             // The kernel queued its message before our connection existed (that is the scenario), while it still
             // held the previous stack's connection to this address; if it reads the new stack's GEN_NUM before
-            // that message has left, it discards it, as between kernels after a restart (docs/interop.md; 2b on
-            // 6.1 once in session 7). The connection is up now and the kernel knows the generation: its next
+            // that message has left, it discards it, as between kernels after a restart (docs/interop.md; seen
+            // once in 2b on 6.1). The connection is up now and the kernel knows the generation: its next
             // message must arrive.
             System.out.println("KERNEL-INTEROP scenario 2b/2d: the kernel's first message to the new stack did not"
                     + " come within 10 s (its generation switch); the kernel sends it again");

@@ -56,7 +56,7 @@ class InfoCommandTest {
     }
 
     /**
-     * The issue's check: {@code info --pid} of a running {@code rds4j recv} shows its connection up, and its next
+     * What {@code info --pid} must show: of a running {@code rds4j recv} shows its connection up, and its next
      * RX sequence number moves while a {@code rds4j send} in a third JVM sends to it.
      */
     @Test

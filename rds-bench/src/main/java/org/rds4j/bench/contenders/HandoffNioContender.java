@@ -21,7 +21,7 @@ import org.rds4j.bench.Link;
  * never sleep, the application threads yield between checks instead of parking). For a small message's round trip
  * that is a floor: the hand-offs, not the protocol, set it, and no rds4j with this threading gets under it on the
  * same machine ({@code rds4j-tcp-busypoll} against {@code nio-spin}). For one-way throughput it is not one: rds4j's
- * runs and pools can beat it (docs/threading.md, session 30).
+ * runs and pools can beat it (docs/decisions/0019-nio-handoff-is-the-floor.md).
  */
 public final class HandoffNioContender implements Contender {
     private static final long JOIN_MILLIS = TimeUnit.SECONDS.toMillis(5);

@@ -16,7 +16,7 @@ import org.rds4j.bench.Endpoint;
  * is what rds4j's busy-poll mode is compared with.
  */
 final class NioEndpoint implements Endpoint {
-    /** Packed writes are at most this long, as the issue asks. */
+    /** Packed writes are at most this long: the packed-NIO reference's definition (docs/tools.md). */
     static final int PACKED_WRITE = 64 * 1024;
     private static final int READ_BUFFER = 256 * 1024;
 

@@ -102,7 +102,7 @@ public final class Rds4jContender implements Contender {
     }
 
     /**
-     * The default stacks over TCP inside TLS (issue 12): mutual authentication with one self-signed key (see
+     * The default stacks over TCP inside TLS (docs/security.md): mutual authentication with one self-signed key (see
      * BenchTls), TLS 1.3 with the JDK's provider, on a port of its own.
      */
     public static Rds4jContender tls(String name) {

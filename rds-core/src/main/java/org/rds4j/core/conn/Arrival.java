@@ -13,7 +13,7 @@ import org.rds4j.core.spi.ReadTarget;
  *
  * <p>An arrival may also be a <em>run</em>: the consecutive small messages one read decoded for one socket, back to
  * back in one buffer, so that the I/O thread claims, fills and delivers one pooled object for all of them and readers
- * take them one at a time under the receive queue's lock (docs/threading.md, session 27). A run's messages share the
+ * take them one at a time under the receive queue's lock (docs/decisions/0009-small-messages-arrive-in-runs.md). A run's messages share the
  * arrival's port, peer budget and time (one read, one connection, one socket); each has its own source and length.
  */
 public final class Arrival implements ReadTarget {
@@ -410,8 +410,8 @@ public final class Arrival implements ReadTarget {
      * arrival is old once the application has run for a while, the source (one address per peer port, made once) is
      * in another region, and G1 follows each such store with a fence and, when the arrival's card is clean, a card
      * its refinement thread must scan again. Cleared on recycling and set again for every message, it kept that
-     * thread busy for up to 40 % of a core in the 64-byte TCP cell of {@code ./rds4j bench} (docs/threading.md,
-     * session 18).
+     * thread busy for up to 40 % of a core in the 64-byte TCP cell of {@code ./rds4j bench} (docs/decisions/
+     * 0017-pooled-objects-keep-their-references.md).
      *
      * @param source the sender's address and RDS port
      * @param budget the budget of the peer it came from, or {@code null} for a message from a socket of this stack

@@ -12,7 +12,7 @@ import org.rds4j.core.wire.RdsHeader;
  * back to back in the entry's buffer. Each is still a message of its own on the wire, with its own sequence number
  * and header; only the queue holds them as one. A sender whose last message still waits in the path's inbox appends
  * the next one to it instead of queueing a message of its own, so the path takes in, numbers, keeps and releases one
- * object for many messages (docs/threading.md, session 26).
+ * object for many messages (docs/decisions/0008-small-sends-travel-in-runs.md).
  *
  * <p>Appending races with the path taking the entry in. A sender first reserves the next slot with one
  * compare-and-set on {@link #state}, which fails once the path has sealed the run; only then does it write the

@@ -7,7 +7,7 @@ import org.rds4j.core.spi.ReadTarget;
 /**
  * A reader's own buffer, offered while it waits on an empty receive queue, so that the I/O thread decodes the next
  * large message straight into it: the copy out of an arrival then leaves the round trip (about a seventh of a 1 MiB
- * round trip, docs/threading.md, session 19). One per socket, one reader's buffer at a time.
+ * round trip, docs/decisions/0006-posted-buffers.md). One per socket, one reader's buffer at a time.
  *
  * <p>States, and who moves them ("lock": the receive queue's):
  * <ul>

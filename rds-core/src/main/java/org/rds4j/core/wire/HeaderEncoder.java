@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
  * straight into a transport's own ({@link #encodeInto}), with no {@link RdsHeader} in between: the same bytes as
  * filling a cleared {@code RdsHeader} and encoding it, at a fraction of the work (that round trip, with its
  * zero-fill, its byte-order switch and a bounds-checked put per field, cost a sixth of the core's time to send a
- * 64-byte message in {@code EnqueueTransmitBenchmark}: docs/threading.md).
+ * 64-byte message in {@code EnqueueTransmitBenchmark}).
  *
  * <p>h_credit, h_padding and h_csum are always 0, as over TCP; the extension area is the message's or zeros. One
  * owner, under the path's monitor: the path's transmitter, or its congestion frames (whose header never changes).

@@ -15,7 +15,7 @@ import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
- * Coverage-guided fuzzing of congestion maps as a peer sends them (issue 12, part 4): any bits, any length. A map of
+ * Coverage-guided fuzzing of congestion maps as a peer sends them (docs/security.md, "Fuzzing"): any bits, any length. A map of
  * the wrong length is refused whole and changes nothing; a map of 8192 bytes replaces ours bit for bit in the
  * kernel's order (port p is bit {@code p & 7} of byte {@code p >>> 3}), and what we write back on the wire is the same
  * bytes under a map header. The path's handling of map frames (a wrong length is skipped, flags must be exactly

@@ -16,7 +16,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
-/** The 8192-byte per-address congestion bitmap (reference §7.1, §3.5). */
+/** The 8192-byte per-address congestion bitmap (docs/protocol.md, "Congestion maps"). */
 class CongestionMapTest {
 
     private static byte[] bytes(CongestionMap map) {
@@ -25,7 +25,7 @@ class CongestionMapTest {
         return b;
     }
 
-    /** §7.1: port 4000 is byte 500, mask 0x01. */
+    /** Port 4000 is byte 500, mask 0x01. */
     @Example
     void port4000IsByte500Mask01() {
         CongestionMap map = new CongestionMap();
@@ -46,7 +46,7 @@ class CongestionMapTest {
         assertTrue(map.isCongested(4020));
     }
 
-    /** §7.1: port p is bit p % 8, least significant first, of byte p / 8; no other bit moves. */
+    /** Port p is bit p % 8, least significant first, of byte p / 8; no other bit moves. */
     @Property(tries = 1000)
     void portIsBitPMod8OfBytePDiv8(@ForAll @IntRange(min = 0, max = 65535) int port) {
         CongestionMap map = new CongestionMap();
@@ -72,7 +72,7 @@ class CongestionMapTest {
         assertArrayEquals(new int[] {0, 65535}, map.congestedPorts());
     }
 
-    /** set/clear report whether the bit changed, and only a change moves the generation (§7.4 wake-ups). */
+    /** set/clear report whether the bit changed, and only a change moves the generation (protocol.md "Congestion notifications"). */
     @Property(tries = 300)
     void setAndClearReturnWhetherTheyChangedTheBit(@ForAll @Size(max = 40) int[] ops) {
         CongestionMap map = new CongestionMap();
@@ -90,7 +90,7 @@ class CongestionMapTest {
                 "congestedPorts() lists the set ports in ascending order");
     }
 
-    /** §3.5: the 8192 wire bytes replace the map verbatim, and copyTo gives them back unchanged. */
+    /** The 8192 wire bytes replace the map verbatim, and copyTo gives them back unchanged. */
     @Property(tries = 100)
     void replaceAndCopyToRoundTrip(@ForAll @Size(8192) byte[] wire) {
         CongestionMap map = new CongestionMap();
@@ -143,7 +143,7 @@ class CongestionMapTest {
         assertEquals(generation + 1, map.generation());
     }
 
-    /** §3.5: the kernel ignores a map whose length is not 8192; ours refuses it. */
+    /** The kernel ignores a map whose length is not 8192; ours refuses it. */
     @Example
     void replaceRefusesAnythingButExactly8192Bytes() {
         CongestionMap map = new CongestionMap();

@@ -16,7 +16,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.Size;
 
-/** Who connects (reference §4.3, §0 item 7): addresses compared as unsigned big-endian numbers. */
+/** Who connects (docs/protocol.md, "Connections"): addresses compared as unsigned big-endian numbers. */
 class AddressesTest {
 
     private static InetAddress ip(String s) {
@@ -52,7 +52,7 @@ class AddressesTest {
         assertEquals(0, Addresses.compare(ip("10.0.0.1"), ip("10.0.0.1")));
     }
 
-    /** §4.3: unsigned comparison — 200.x is above 10.x although its first byte is negative as a Java byte. */
+    /** Unsigned comparison — 200.x is above 10.x although its first byte is negative as a Java byte. */
     @Example
     void comparisonIsUnsigned() {
         assertTrue(Addresses.compare(ip("200.0.0.1"), ip("10.0.0.1")) > 0);
@@ -70,7 +70,7 @@ class AddressesTest {
         assertEquals(x < y, Addresses.initiates(ip(a), ip(b)));
     }
 
-    /** §4.3: IPv4 compares as ::ffff:a.b.c.d, so v4 and its mapped v6 form are equal, and below most v6. */
+    /** IPv4 compares as ::ffff:a.b.c.d, so v4 and its mapped v6 form are equal, and below most v6. */
     @Example
     void ipv4ComparesAsV4MappedIpv6() throws UnknownHostException {
         assertEquals(0, Addresses.compare(ip("10.0.0.1"), mapped("10.0.0.1")));
@@ -106,7 +106,7 @@ class AddressesTest {
         assertInstanceOf(Inet6Address.class, Addresses.normalize(ip(almost)));
     }
 
-    /** §4.3: only the numerically smaller address opens (and reopens) the connection; never to itself. */
+    /** Only the numerically smaller address opens (and reopens) the connection; never to itself. */
     @Example
     void initiatesOnlyFromTheSmallerAddress() throws UnknownHostException {
         assertTrue(Addresses.initiates(ip("10.213.0.2"), ip("10.213.0.3")));

@@ -22,7 +22,7 @@ import org.rds4j.core.wire.RdsHeader;
 
 /**
  * The connection-path state machine against a model of rds4j's documented behaviour (docs/protocol.md,
- * "Connections"; reference §4): random sequences of queued messages, connect successes and failures (of the
+ * "Connections"; net/rds/threads.c): random sequences of queued messages, connect successes and failures (of the
  * outstanding attempt or of a stale one), closes (of the current connection or a stale one), incoming connections,
  * timer ticks, transmits, protocol errors, for the host with the smaller address and for the one with the larger.
  * {@link PathHarness} drives the real {@link ConnectionPath} through fakes and checks it against the model after
@@ -128,7 +128,7 @@ class ConnectionPathStateMachineTest {
 
     // ------------------------------------------------------------------------------------------------ examples
 
-    /** §4.3: the larger host pokes (connects, closes at once), the smaller peer connects back, traffic flows. */
+    /** Who connects: the larger host pokes (connects, closes at once), the smaller peer connects back, traffic flows. */
     @Example
     void largerHostPokesThenPeerConnectsBack() {
         PathHarness h = new PathHarness(false, 1);
@@ -191,7 +191,7 @@ class ConnectionPathStateMachineTest {
         assertTrue(h.env.scheduler.pending().stream().allMatch(t -> t.periodNanos > 0), "no re-poke for a stale failure");
     }
 
-    /** §4.4: immediate first retry, then random delays below min, 2·min, …; UP resets, so the next is immediate. */
+    /** Reconnect backoff: immediate first retry, then random delays below min, 2·min, …; UP resets, so the next is immediate. */
     @Example
     void connectFailureBacksOffAndAProvenConnectionResetsTheBackoff() {
         PathHarness h = new PathHarness(true, 4);
@@ -252,7 +252,7 @@ class ConnectionPathStateMachineTest {
         assertEquals(0, lastTask(h).delayNanos);
     }
 
-    /** §3.4: on loss, written-but-unreleased messages go back in front, marked retransmitted, numbers kept. */
+    /** protocol.md "Sequence numbers, resending, duplicates": on loss, written-but-unreleased messages go back in front, marked retransmitted, numbers kept. */
     @Example
     void lossRequeuesUnreleasedMessagesInOrder() {
         PathHarness h = new PathHarness(true, 5);
@@ -312,7 +312,7 @@ class ConnectionPathStateMachineTest {
     }
 
     /**
-     * Issue 10: closing a socket drops its messages from the path, queued or sent, as the kernel does; on the larger
+     * Closing a socket drops its messages from the path, queued or sent, as the kernel does; on the larger
      * host that ends the reason to poke, so the pending re-poke does not connect when its timer fires.
      */
     @Example
@@ -371,7 +371,7 @@ class ConnectionPathStateMachineTest {
      * BUG (fails until fixed): an acknowledgement ping whose pong was lost with the connection stays outstanding
      * forever. Towards a kernel peer (which never sends h_ack): messages 1, probe 2 and ping 3 reach the kernel,
      * its pong is lost when the connection drops. On the new connection 1, 2, 3 are resent marked retransmitted and
-     * the kernel drops all three as duplicates (reference §3.4: the duplicate check comes before the ping is
+     * the kernel drops all three as duplicates (docs/protocol.md, "Sequence numbers, resending, duplicates"; net/rds/recv.c: the duplicate check comes before the ping is
      * answered), so nothing will ever answer ping 3. Yet {@code requestAckLocked} counts ping 3 as covering every
      * sent message and sends no new one (the 200 ms fallback uses the same rule), so message 1 is never released
      * until the socket sends something new; and each such loss leaks one of the four ping slots for good, after

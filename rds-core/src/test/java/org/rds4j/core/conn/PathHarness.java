@@ -23,7 +23,7 @@ import org.rds4j.core.wire.RdsHeader;
 
 /**
  * One {@link ConnectionPath} under test, driven through its transport-facing entry points with fakes, next to a model
- * of what rds4j documents it does (docs/protocol.md, "Connections"; reference §4). Every operation drives the real
+ * of what rds4j documents it does (docs/protocol.md, "Connections"; net/rds/threads.c). Every operation drives the real
  * path, updates the model, checks what the operation itself must have caused (a connect call, a close, a scheduled
  * reconnect with the right delay), and {@link #check()} compares the whole state after it.
  *

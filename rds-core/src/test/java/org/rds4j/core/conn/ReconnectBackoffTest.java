@@ -14,10 +14,10 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 
-/** The reconnect delay of §4.4: immediate first, then uniform below a ceiling doubling from min to max. */
+/** The reconnect delay (docs/protocol.md, "Connections"; net/rds/threads.c): immediate first, then uniform below a ceiling doubling from min to max. */
 class ReconnectBackoffTest {
 
-    /** §4.4: the bound handed to the random source is the ceiling: min, 2·min, 4·min, … capped at max. */
+    /** The bound handed to the random source is the ceiling: min, 2·min, 4·min, … capped at max. */
     @Example
     void ceilingDoublesFromMinToMax() {
         List<Long> bounds = new ArrayList<>();
@@ -37,7 +37,7 @@ class ReconnectBackoffTest {
         assertEquals(1000, b.ceilingNanos());
     }
 
-    /** §4.4: the path came up — the ceiling goes back to 0, so the next reconnect is immediate again. */
+    /** The path came up — the ceiling goes back to 0, so the next reconnect is immediate again. */
     @Example
     void resetMakesTheNextReconnectImmediate() {
         ReconnectBackoff b = new ReconnectBackoff(1_000_000, 1_000_000_000, n -> n / 2);

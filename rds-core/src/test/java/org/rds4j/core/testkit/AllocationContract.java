@@ -54,7 +54,7 @@ public abstract class AllocationContract extends HostsContract {
 
     /**
      * Every message congests the receiver's port and the read clears it again: two congestion maps for each message,
-     * as 1 MiB messages do with default buffers (session 16 found a view, a task and two iterators per map).
+     * as 1 MiB messages do with default buffers (each map once cost a view, a task and two iterators).
      */
     @Test
     void messagesThatCongestTheReceiverEachTimeAllocateNothingPerMessage() throws Exception {

@@ -54,7 +54,7 @@ import org.rds4j.core.conn.Connection;
 /**
  * Congestion control and the kernel's socket semantics around it (budgets, errno, recvmsg flags, poll, cancel), as
  * every transport must give them: run by each transport's tests with two stacks, host A and host B, on addresses
- * the subclass chooses (two stacks = two hosts). References are to /work/shared/reference/rds-protocol.md.
+ * the subclass chooses (two stacks = two hosts). Protocol facts cite docs/protocol.md.
  *
  * <p>Waiting is always on an event with a timeout: blocking calls with timeouts, latches, or {@link #waitUntil} (a
  * bounded poll of a condition for which the API has no event, such as a counter or a congestion bit).
@@ -64,7 +64,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     protected static final int MIB = 1 << 20;
     /** The receive budget most tests use: SO_RCVBUF set to 16384 gives a buffer of 32768 and a budget of 16384. */
     protected static final int RCV_BUDGET = 16_384;
-    /** The default send budget: half of the default SO_SNDBUF 212992 (§2, §8.4). */
+    /** The default send budget: half of the default SO_SNDBUF 212992 (docs/protocol.md, "Sizes and budgets"). */
     protected static final int DEFAULT_SND_BUDGET = 106_496;
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -86,7 +86,7 @@ public abstract class CongestionContract extends TwoHostsContract {
         return v;
     }
 
-    /** Unread payload bytes on the sockets of {@code stack} (§7.2 counts exactly these). */
+    /** Unread payload bytes on the sockets of {@code stack} (what protocol.md "Congestion maps" counts). */
     protected static long unreadBytes(RdsStack stack) {
         return counter(stack, "recv_bytes_added_to_sock") - counter(stack, "recv_bytes_freed_fromsock");
     }
@@ -95,7 +95,7 @@ public abstract class CongestionContract extends TwoHostsContract {
         return s.getOption(RdsSocketOptions.RDS_SEND_QUEUED);
     }
 
-    /** Whether the port of {@code receiver} is marked in its host's local congestion map (§7.1). */
+    /** Whether the port of {@code receiver} is marked in its host's local congestion map (protocol.md "Congestion maps"). */
     protected static boolean locallyCongested(RdsStack host, InetSocketAddress receiver) {
         return ((CoreStack) host).localMap(receiver.getAddress()).isCongested(receiver.getPort());
     }
@@ -119,7 +119,7 @@ public abstract class CongestionContract extends TwoHostsContract {
 
     /**
      * Sends numbered {@code size}-byte messages from a non-blocking {@code sender} until a send fails with ENOBUFS
-     * (§7.3): the receiver's port is congested and the sender's host knows it. A full send buffer (EAGAIN) is waited
+     * (protocol.md "Congestion maps"): the receiver's port is congested and the sender's host knows it. A full send buffer (EAGAIN) is waited
      * out. Returns the number of messages accepted; the sender is left non-blocking.
      */
     protected static int sendUntilEnobufs(RdsSocket sender, InetSocketAddress to, int size, long firstSeq)
@@ -142,10 +142,10 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ send buffer
 
     /**
-     * §8.4, send budget: SO_SNDBUF v makes a buffer of 2v and a budget of v; a send is accepted while the bytes
+     * protocol.md "Socket calls", send budget: SO_SNDBUF v makes a buffer of 2v and a budget of v; a send is accepted while the bytes
      * held before it are below the budget (the last overshoots); then EAGAIN (non-blocking) or ETIMEDOUT after
      * SO_SNDTIMEO (blocking); EMSGSIZE for a payload above the budget or 1 MiB, checked before the budget.
-     * isWritable() is POLLOUT: held < budget (§8.6). Cancelling returns the bytes (§8.7).
+     * isWritable() is POLLOUT: held < budget (poll). Cancelling returns the bytes (RDS_CANCEL_SENT_TO).
      */
     @Test
     void theSendBudgetIsSndbufAsSetAndTheLastMessageMayOvershoot() throws Exception {
@@ -189,7 +189,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * §8.4 / docs/reliability.md: bytes are held until the peer acknowledges, so a sender never holds more than
+     * protocol.md "Socket calls" / docs/reliability.md: bytes are held until the peer acknowledges, so a sender never holds more than
      * its budget plus one message, a blocking sender waits for acknowledgements rather than failing, and once
      * everything is acknowledged RDS_SEND_QUEUED is 0 and the peer has every message in order.
      */
@@ -220,7 +220,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ congestion
 
     /**
-     * §7.2, §7.3: unread payload above SO_RCVBUF/2 marks the port in the receiver's local map, and the map reaches
+     * protocol.md "Congestion maps": unread payload above SO_RCVBUF/2 marks the port in the receiver's local map, and the map reaches
      * the sender's host; a non-blocking send to it fails with ENOBUFS (cong_send_error). Messages already in flight
      * are accepted, never dropped (soft limit). Reading below budget/2 clears the bit and a new map lets sends
      * through again. Nothing is lost, order is kept.
@@ -250,7 +250,7 @@ public abstract class CongestionContract extends TwoHostsContract {
         assertTrue(a.awaitSent(Duration.ofSeconds(30)));
         assertEquals((long) sent * size, unreadBytes(hostB), "in-flight messages were accepted, none dropped");
 
-        // Drain to below budget/2: the bit clears and a new map follows (§7.2 hysteresis).
+        // Drain to below budget/2: the bit clears and a new map follows (the hysteresis of protocol.md "Congestion maps").
         int next = 0;
         while (unreadBytes(hostB) >= RCV_BUDGET / 2) {
             assertTrue(locallyCongested(hostB, b.localAddress()), "cleared before queued < budget/2");
@@ -267,7 +267,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * §7.3: a blocking send to a congested port sleeps until the bit clears, with no timeout (SO_SNDTIMEO does not
+     * protocol.md "Congestion maps": a blocking send to a congested port sleeps until the bit clears, with no timeout (SO_SNDTIMEO does not
      * apply), counting cong_send_blocked; then it succeeds, and its message arrives after the earlier ones.
      */
     @Test
@@ -306,7 +306,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * §7.2–7.3 end to end: several blocking senders on host A, a receiver on host B that stalls (reads nothing)
+     * protocol.md "Congestion maps" end to end: several blocking senders on host A, a receiver on host B that stalls (reads nothing)
      * until its port is congested, then drains, over and over. At every stall the unread bytes stay within the
      * receive budget plus what could be in flight when the port congested (each sender's send budget plus one
      * overshooting message, and the crossing message); senders block and resume; nothing is lost, per-sender order
@@ -327,7 +327,7 @@ public abstract class CongestionContract extends TwoHostsContract {
             out.add(s);
         }
         // Per sender: its budget plus the overshooting message (held when the port congested), plus one message
-        // that had passed the congestion check (§8.4 order: congestion, then budget) while waiting for budget; and,
+        // that had passed the congestion check (protocol.md "Socket calls": congestion, then budget) while waiting for budget; and,
         // since the senders' sockets use different lanes of the connection's paths, one budget more: every lane
         // carries each map, and a lane's older map (clear) can arrive after another lane's newer one (congested),
         // letting a sender refill its budget once before its own lane's newer copy lands.
@@ -399,7 +399,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * Acceptance: the heap stays flat while 8 fast senders, each on a host of its own, overrun one slow reader on
+     * The heap stays flat while 8 fast senders, each on a host of its own, overrun one slow reader on
      * host B for a few seconds. Everything the stacks may hold is bounded by the budgets — 8 × (send budget + one message) at the
      * senders plus the receiver's budget and what was in flight, about 1 MiB here — so heap used after GC must stay
      * within start + 64 MiB (room for GC noise and JIT) and show no upward trend: the last samples may not exceed
@@ -464,7 +464,7 @@ public abstract class CongestionContract extends TwoHostsContract {
                 return null;
             });
             // What host B may hold unread: its budget and the crossing message, plus per sender its budget, the
-            // overshooting message and one that passed the congestion check (§7.2, §8.4).
+            // overshooting message and one that passed the congestion check (protocol.md "Congestion maps", "Socket calls").
             long unreadBound = RCV_BUDGET + size + senders * (65_536L + 2L * size);
             long maxUnread = 0;
             long[] samples = new long[6];
@@ -518,7 +518,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * §7.3, §7.4, §8.5, §8.6: with RDS_CONG_MONITOR on, a non-blocking send that fails with ENOBUFS adds bit
+     * protocol.md "Congestion notifications": with RDS_CONG_MONITOR on, a non-blocking send that fails with ENOBUFS adds bit
      * (port % 64) to the monitor mask; the next map from the peer (the receiver drains) makes the socket readable
      * (POLLIN, seen by a selector) and receive() returns a CONGESTION_UPDATE with that bit, ahead of any data.
      */
@@ -557,7 +557,7 @@ public abstract class CongestionContract extends TwoHostsContract {
             assertNull(note.source());
             assertFalse(a.isReadable(), "the notification was consumed");
 
-            // Phase 2: with data queued too, the notification comes first (recvmsg priority, §8.5). The data is
+            // Phase 2: with data queued too, the notification comes first (protocol.md "Socket calls", receive). The data is
             // queued while the mask is empty: any map that arrives once the port is in the mask may fire it, a late
             // copy of phase 1's clearing map on another path included (a notification means "something changed").
             b.send(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), a.localAddress());
@@ -576,7 +576,7 @@ public abstract class CongestionContract extends TwoHostsContract {
             assertEquals(RdsDatagram.Kind.DATA, info.kind());
             assertEquals(b.localAddress(), info.source());
 
-            // Turning monitoring off clears mask and pending notifications (§7.4).
+            // Turning monitoring off clears mask and pending notifications (protocol.md "Congestion notifications").
             sendUntilEnobufs(a, b.localAddress(), 1000, 2000);
             a.setOption(RdsSocketOptions.RDS_CONG_MONITOR, false);
             while (b.receive(Duration.ofMillis(200)).isPresent()) {
@@ -611,7 +611,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ cancel
 
     /**
-     * §8.7 RDS_CANCEL_SENT_TO (plus rds4j's RDS_RECVERR reporting): drops this socket's messages to one
+     * protocol.md "Socket calls", RDS_CANCEL_SENT_TO (plus rds4j's RDS_RECVERR reporting): drops this socket's messages to one
      * address:port, returning their bytes; one SEND_FAILED (CANCELLED, destination, length) per message arrives
      * ahead of data; other destinations are unaffected; none of them arrives later, also once the peer is up.
      * Unbound: ENOTCONN.
@@ -677,7 +677,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ recvmsg
 
     /**
-     * §8.5 recvmsg: MSG_PEEK leaves the message queued; a short buffer gets what fits with MSG_TRUNC (truncated,
+     * protocol.md "Socket calls", receive: MSG_PEEK leaves the message queued; a short buffer gets what fits with MSG_TRUNC (truncated,
      * full length) and the rest is discarded; MSG_DONTWAIT on a blocking socket with nothing queued is EAGAIN;
      * the arrival time lies between the send and the receive; a 0-byte message returns 0.
      */
@@ -741,7 +741,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ poll
 
     /**
-     * §8.6 poll: POLLIN while something is queued, POLLOUT while held < budget (it does not promise the send
+     * protocol.md "Socket calls", poll: POLLIN while something is queued, POLLOUT while held < budget (it does not promise the send
      * succeeds: a congested destination still gives ENOBUFS).
      */
     @Test
@@ -764,7 +764,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * Selector over the sockets of one stack (§8.6, level-triggered like poll): each socket of a seeded random
+     * Selector over the sockets of one stack (protocol.md "Socket calls": level-triggered like poll): each socket of a seeded random
      * subset that gets a message is reported; a socket not drained is reported again; drained ones are not.
      */
     @Test
@@ -817,7 +817,7 @@ public abstract class CongestionContract extends TwoHostsContract {
 
     /**
      * Selector OP_WRITE is POLLOUT: not reported while held >= budget, reported once bytes return (here by a
-     * cancel, §8.7); sockets of another stack are refused with EINVAL; wakeup() ends a blocked select; a closed
+     * cancel, RDS_CANCEL_SENT_TO); sockets of another stack are refused with EINVAL; wakeup() ends a blocked select; a closed
      * socket is reported ready so that its next call fails with EBADF.
      */
     @Test
@@ -880,7 +880,7 @@ public abstract class CongestionContract extends TwoHostsContract {
     // ------------------------------------------------------------------------------------------------ scale
 
     /**
-     * Acceptance: 10,000 sockets of host B served by two selector threads (5,000 sockets each, OP_READ); host A
+     * Scale: 10,000 sockets of host B served by two selector threads (5,000 sockets each, OP_READ); host A
      * sends one message to every one of the 10,000 ports from four sockets; each message is seen exactly once, on
      * the socket it was sent to, within a bounded time.
      */
@@ -998,7 +998,7 @@ public abstract class CongestionContract extends TwoHostsContract {
         }
     }
 
-    /** Sanity of the helpers' arithmetic against the API's documented defaults (§2). */
+    /** Sanity of the helpers' arithmetic against the API's documented defaults (protocol.md "Sizes and budgets"). */
     @Test
     void defaultBuffersAreTheLinuxOnes() throws Exception {
         RdsSocket a = socket(hostA, addressA(), 4000);

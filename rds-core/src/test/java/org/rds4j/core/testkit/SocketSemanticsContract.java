@@ -310,7 +310,7 @@ public abstract class SocketSemanticsContract extends TwoHostsContract {
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(190), "waited for the timeout");
     }
 
-    /** §8.5: SO_RCVTIMEO bounds a blocking recvmsg, which then fails with ETIMEDOUT, not EAGAIN. */
+    /** protocol.md "Socket calls": SO_RCVTIMEO bounds a blocking recvmsg, which then fails with ETIMEDOUT, not EAGAIN. */
     @Test
     void aBlockingReceivePastSoRcvtimeoFailsWithEtimedout() throws Exception {
         RdsSocket b = socket(hostB, addressB(), 4000);

@@ -13,7 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Coverage-guided fuzzing of the 16-byte extension area a peer fills at will (issue 12, part 4): any mix of NPATHS,
+ * Coverage-guided fuzzing of the 16-byte extension area a peer fills at will (docs/security.md, "Fuzzing"): any mix of NPATHS,
  * GEN_NUM, SPORT_IDX, the RDMA types, VERSION and unknown types, several per message, truncated or not.
  *
  * <p>Reading: {@link ExtensionHeaders#forEach} must visit entries back to back from offset 0, each of its type's

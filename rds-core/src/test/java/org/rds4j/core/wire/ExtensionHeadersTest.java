@@ -21,7 +21,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
-/** The 16-byte extension area of the header (reference §1.4, §1.5, §5.1). */
+/** The 16-byte extension area of the header (docs/protocol.md, "Extension headers"; net/rds/message.c). */
 class ExtensionHeadersTest {
 
     /** One entry as the parser reports it: type and payload bytes. */
@@ -84,7 +84,7 @@ class ExtensionHeadersTest {
         return b;
     }
 
-    /** §1.4: payload sizes by type as in current kernels; unknown types below 16 have none. */
+    /** Payload sizes by type as in current kernels; unknown types below 16 have none. */
     @Example
     void payloadSizesAreTheKernelTable() {
         int[] expected = {0, 4, 4, 8, 8, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0};
@@ -108,7 +108,7 @@ class ExtensionHeadersTest {
     }
 
     /**
-     * Post-6.1 APPEND (§1.4, §11): entries go one after another; each parses back in order as long as it fits;
+     * Post-6.1 APPEND (protocol.md "What each kernel generation does"): entries go one after another; each parses back in order as long as it fits;
      * a terminator 0 follows unless the entries fill exactly 16 bytes.
      */
     @Property(tries = 1000)
@@ -140,7 +140,7 @@ class ExtensionHeadersTest {
         }
     }
 
-    /** §1.4 (post-6.1): 16 bytes used exactly leave no room for, and need no, terminator. */
+    /** Post-6.1: 16 bytes used exactly leave no room for, and need no, terminator. */
     @Example
     void appendFillsExactly16BytesWithoutTerminator() {
         byte[] area = new byte[16];
@@ -155,7 +155,7 @@ class ExtensionHeadersTest {
                 parse(area));
     }
 
-    /** §11: a post-6.1 probe carries NPATHS, GEN_NUM and SPORT_IDX one after another. */
+    /** A post-6.1 probe (protocol.md "What each kernel generation does") carries NPATHS, GEN_NUM and SPORT_IDX one after another. */
     @Example
     void appendBuildsThePost61Probe() {
         byte[] area = new byte[16];
@@ -169,7 +169,7 @@ class ExtensionHeadersTest {
     }
 
     /**
-     * Linux 6.1 SINGLE (§1.4, §1.5): one entry into an empty area, written as type, payload, 0; any second entry is
+     * Linux 6.1 SINGLE: one entry into an empty area, written as type, payload, 0; any second entry is
      * refused silently, so a 6.1 probe carries NPATHS but never GEN_NUM.
      */
     @Property(tries = 500)
@@ -187,7 +187,7 @@ class ExtensionHeadersTest {
         assertEquals(List.of(e), parse(area));
     }
 
-    /** §1.5 / §5.1: the 6.1 probe is NPATHS=8 then GEN_NUM, of which only NPATHS lands: 05 00 08 00 ... */
+    /** The 6.1 probe is NPATHS=8 then GEN_NUM, of which only NPATHS lands: 05 00 08 00 ... */
     @Example
     void linux61ProbeCarriesNpathsButNotGenNum() {
         byte[] area = new byte[16];
@@ -220,7 +220,7 @@ class ExtensionHeadersTest {
         }
     }
 
-    /** §1.4 rule 3: an undefined type below 16 is a zero-length entry; the next byte is read as a type. */
+    /** Reading: an undefined type below 16 is a zero-length entry; the next byte is read as a type. */
     @Example
     void unknownTypesBelow16AreZeroLength() {
         byte[] area = hex("07 05 0008 0f 09 06 01020304 00 05 0001 00");
@@ -231,7 +231,7 @@ class ExtensionHeadersTest {
         assertEquals(0, ExtensionHeaders.find(area, 7), "a zero-length entry is found, with value 0");
     }
 
-    /** §1.4 rule 2: a type of 16 or more ends the list like a 0. */
+    /** Reading: a type of 16 or more ends the list like a 0. */
     @Property(tries = 240)
     void typesFrom16EndTheList(@ForAll @IntRange(min = 16, max = 255) int stop) {
         byte[] area = hex("05 0008 00 06 01020304 00000000000000");
@@ -241,7 +241,7 @@ class ExtensionHeadersTest {
         assertEquals(3, ExtensionHeaders.end(area));
     }
 
-    /** §1.4 rule 3: an entry whose payload would run past byte 16 is not reported and ends the list. */
+    /** Reading: an entry whose payload would run past byte 16 is not reported and ends the list. */
     @Example
     void anEntryRunningPastTheEndIsDropped() {
         byte[] area = hex("05 0001 05 0002 05 0003 06 01020304 03 01");
@@ -256,7 +256,7 @@ class ExtensionHeadersTest {
                 Entry.of(8, 0)), parse(area));
     }
 
-    /** §1.4: the receiver's parser accepts any content; so must ours (forEach, find, end, describe). */
+    /** The receiver's parser accepts any content; so must ours (forEach, find, end, describe). */
     @Property(tries = 2000)
     void parsingArbitraryBytesNeverThrows(@ForAll @Size(16) byte[] area) {
         byte[] copy = area.clone();
@@ -275,7 +275,7 @@ class ExtensionHeadersTest {
         assertArrayEquals(copy, area, "parsing does not modify the area");
     }
 
-    /** Parsing agrees with a model written directly from the four rules of §1.4. */
+    /** Parsing agrees with a model written directly from the reading rules of protocol.md "Extension headers". */
     @Property(tries = 2000)
     void parsingFollowsTheKernelRules(@ForAll("kernelishAreas") byte[] area) {
         List<Entry> model = new ArrayList<>();

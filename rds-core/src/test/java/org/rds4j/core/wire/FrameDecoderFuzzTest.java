@@ -15,8 +15,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Coverage-guided fuzzing of what a peer's bytes meet first: {@link FrameDecoder} and {@link RdsHeader} (issue 12,
- * part 4). A peer controls every byte of the stream and TCP decides where it is cut, so the fuzzer chooses both: the
+ * Coverage-guided fuzzing of what a peer's bytes meet first: {@link FrameDecoder} and {@link RdsHeader} (docs/security.md,
+ * "Fuzzing"). A peer controls every byte of the stream and TCP decides where it is cut, so the fuzzer chooses both: the
  * stream, the cut points, the cap on {@code h_len}, and which payloads the listener skips.
  *
  * <p>The oracle is a second, deliberately naive reading of the same stream ({@link #reference}: walk header, length,

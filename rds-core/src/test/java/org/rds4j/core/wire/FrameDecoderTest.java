@@ -28,7 +28,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
-/** Cutting the TCP byte stream into [48-byte header][h_len payload] messages (reference §0 item 2, §3.1). */
+/** Cutting the TCP byte stream into [48-byte header][h_len payload] messages (docs/protocol.md, "The byte stream"; net/rds/tcp_recv.c). */
 class FrameDecoderTest {
     private static final long CAP = 1 << 20;
 
@@ -140,7 +140,7 @@ class FrameDecoderTest {
                 });
         Arbitrary<Frame> empty = Arbitraries.longs().map(seq -> frame(new RdsHeader().sequence(seq).sourcePort(4030),
                 new byte[0]));
-        // §3.5: the congestion map, seq 0, flags 0x01, 8192 bytes of bitmap
+        // The congestion map (protocol.md "Congestion maps"), seq 0, flags 0x01, 8192 bytes of bitmap
         Arbitrary<Frame> congMap = Arbitraries.integers().between(0, 0xFFFF).list().ofMaxSize(4).map(ports -> {
             byte[] bits = new byte[8192];
             for (int p : ports) {
@@ -152,7 +152,7 @@ class FrameDecoderTest {
                 net.jqwik.api.Tuple.of(1, congMap));
     }
 
-    /** §3.1: the receiver must reassemble messages from chunks split at any offset, header or payload. */
+    /** The receiver must reassemble messages from chunks split at any offset, header or payload. */
     @Property(tries = 300)
     void anySplitOfAValidStreamDecodesToTheSameMessages(@ForAll @Size(max = 12) List<@net.jqwik.api.From("anyFrame") Frame> frames,
             @ForAll Random rnd, @ForAll boolean directPayload) throws RdsProtocolException {
@@ -207,7 +207,7 @@ class FrameDecoderTest {
         assertTrue(inPlace <= stream.length);
     }
 
-    /** The same stream given whole, or one byte at a time, decodes the same (the two extremes of §3.1). */
+    /** The same stream given whole, or one byte at a time, decodes the same (the two extremes of any cut). */
     @Property(tries = 50)
     void wholeAndBytewiseDecodingAgree(@ForAll @Size(max = 6) List<@net.jqwik.api.From("anyFrame") Frame> frames)
             throws RdsProtocolException {
@@ -223,7 +223,7 @@ class FrameDecoderTest {
         assertEquals(frames, bytewise.frames);
     }
 
-    /** §0 item 11: the kernel's receiver has no size check; ours refuses above its cap, and exactly the cap is fine. */
+    /** protocol.md "Known differences from the kernel": the kernel's receiver has no size check; ours refuses above its cap, and exactly the cap is fine. */
     @Property(tries = 200)
     void aHeaderAnnouncingMoreThanTheCapIsAProtocolError(@ForAll @IntRange(min = 0, max = 70000) int cap,
             @ForAll Random rnd) throws RdsProtocolException {
@@ -354,7 +354,7 @@ class FrameDecoderTest {
         assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0, 0}, dst.array());
     }
 
-    /** §3.1 hdr_rem/data_rem: partial state is visible byte by byte through a header and a payload. */
+    /** The header and payload still to come (net/rds/tcp_recv.c): partial state is visible byte by byte through a header and a payload. */
     @Example
     void headerBytesReceivedAndInMessageReportPartialState() throws RdsProtocolException {
         byte[] stream = concat(List.of(frame(new RdsHeader().sequence(7), new byte[10]),
@@ -429,7 +429,7 @@ class FrameDecoderTest {
     }
 
     /**
-     * The byte order of the caller's buffer must not matter (§1.1: the wire is big-endian). BUG: the decoder reads
+     * The byte order of the caller's buffer must not matter (the wire is big-endian). BUG: the decoder reads
      * whole headers straight from the caller's buffer in that buffer's order, but split headers from its own
      * big-endian copy, so a little-endian receive buffer decodes the same bytes differently depending on where
      * the TCP segments happened to be cut.

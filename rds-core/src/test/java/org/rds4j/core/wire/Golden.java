@@ -9,14 +9,14 @@ final class Golden {
     private Golden() {
     }
 
-    /** The kinds of message seen in the captures (reference §0 items 8, 9; §6). */
+    /** The kinds of message seen in the captures (docs/protocol.md, "The byte stream", "Ping and multipath probe"). */
     enum Kind {
         CONG_MAP, PROBE_PING, PROBE_PONG, PING, PONG, DATA
     }
 
     /**
-     * The kind a receiver would see: a congestion map by the exact flag test (§3.1), then by ports: dport 0 is a
-     * ping (from sport 1, a multipath probe), sport 0 a pong (to dport 1, a probe pong) (§5.1, §6).
+     * The kind a receiver would see: a congestion map by the exact flag test (protocol.md "Header"), then by ports: dport 0 is a
+     * ping (from sport 1, a multipath probe), sport 0 a pong (to dport 1, a probe pong) (protocol.md "Ping and multipath probe").
      */
     static Kind kind(RdsHeader h) {
         if (h.isCongestionMap()) {

@@ -138,7 +138,7 @@ class GoldenCaptureStreamTest {
     private static void assertProbe(Message m, int npaths) {
         byte[] ext = new byte[16];
         ExtensionHeaders.add(ext, ExtensionHeaders.NPATHS, npaths, ExtensionHeaders.AddMode.SINGLE);
-        assertArrayEquals(ext, m.header().extensions(), m + ": NPATHS=" + npaths + " and nothing else (§1.5)");
+        assertArrayEquals(ext, m.header().extensions(), m + ": NPATHS=" + npaths + " and nothing else (6.1: one extension per message)");
         assertEquals(npaths, ExtensionHeaders.find(m.header().extensions(), ExtensionHeaders.NPATHS));
         assertEquals(-1, ExtensionHeaders.find(m.header().extensions(), ExtensionHeaders.GEN_NUM), "no GEN_NUM");
         assertEquals(0, m.header().length());
@@ -156,9 +156,9 @@ class GoldenCaptureStreamTest {
     }
 
     /**
-     * Rules every captured stream keeps: it decodes to its end with no partial message (§3.1), ack/credit/padding/
-     * csum are 0 over TCP (§1.1), congestion maps are seq 0, ports 0, 8192 bytes (§3.5), and every other message
-     * takes the next per-path sequence number (§3.4: pings, pongs and probes consume them like data).
+     * Rules every captured stream keeps: it decodes to its end with no partial message, ack/credit/padding/
+     * csum are 0 over TCP, congestion maps are seq 0, ports 0, 8192 bytes, and every other message
+     * takes the next per-path sequence number (pings, pongs and probes consume them like data: docs/protocol.md, "Sequence numbers, resending, duplicates").
      */
     @ParameterizedTest
     @ValueSource(strings = {"01-first-contact", "03-congestion", "04-ping", "host-python-a", "host-python-b",
@@ -206,7 +206,7 @@ class GoldenCaptureStreamTest {
         String g2 = "10.213.0.2";
         String g3 = "10.213.0.3:16385";
 
-        // §4.3: all 8 connections are opened by the smaller address, to the larger one's port 16385
+        // protocol.md "Connections": all 8 connections are opened by the smaller address, to the larger one's port 16385
         Set<String> opened = c.pcap.directions().stream().filter(d -> d.opened).map(Direction::name)
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(8, opened.size(), opened.toString());
@@ -216,7 +216,7 @@ class GoldenCaptureStreamTest {
         assertTrue(Addresses.initiates(ip(g2), ip("10.213.0.3")));
 
         // kinds per stream as listed in the golden tables; 4 of the 8 paths stay idle in this capture, and the
-        // congestion map goes out on whichever path transmits first (§3.2), so not on every connection
+        // congestion map goes out on whichever path transmits first (net/rds/send.c), so not on every connection
         Map<String, String> expected = new LinkedHashMap<>();
         for (String port : List.of("53691", "40413", "59599", "57961", "54381", "46051", "58937", "59149")) {
             expected.put(g2 + ":" + port + "->" + g3, "");
@@ -231,7 +231,7 @@ class GoldenCaptureStreamTest {
         expected.put(g3 + "->" + g2 + ":59599", "DATA*3");
         assertKinds(c, expected);
 
-        // §0 item 8: a new connection's opener sends the congestion map first, all clear (nobody congested yet)
+        // A new connection's opener sends the congestion map first, all clear (nobody congested yet)
         for (String s : c.nonEmpty()) {
             if (s.startsWith(g2)) {
                 assertEquals(Kind.CONG_MAP, c.stream(s).get(0).kind(), s);
@@ -245,7 +245,7 @@ class GoldenCaptureStreamTest {
             }
         }
 
-        // §5.1, §1.5: path 0's probe ping (seq 1) and pong carry NPATHS=8 and no GEN_NUM, both ways
+        // protocol.md "Ping and multipath probe": path 0's probe ping (seq 1) and pong carry NPATHS=8 and no GEN_NUM, both ways
         for (String s : List.of(g2 + ":53691->" + g3, g3 + "->" + g2 + ":53691")) {
             List<Message> ms = c.stream(s);
             Message ping = ms.stream().filter(m -> m.kind() == Kind.PROBE_PING).findFirst().orElseThrow();
@@ -255,7 +255,7 @@ class GoldenCaptureStreamTest {
             assertProbe(pong, 8);
         }
 
-        // §3.4: tx sequence numbers start at 1 on a fresh path; the 53691 data follows the probe (2..4)
+        // protocol.md "Sequence numbers, resending, duplicates": tx sequence numbers start at 1 on a fresh path; the 53691 data follows the probe (2..4)
         assertEquals(List.of(2L, 3L, 4L), seqs(c.data(g2 + ":53691->" + g3)));
         assertEquals(List.of(3L, 4L, 5L), seqs(c.data(g3 + "->" + g2 + ":53691")));
         assertEquals(List.of(1L, 2L, 3L), seqs(c.data(g2 + ":59599->" + g3)));
@@ -278,7 +278,7 @@ class GoldenCaptureStreamTest {
     }
 
     /**
-     * 03: a stalled receiver's map sets exactly its port (4020 → byte 502, bit 4: §7.1), a later map clears it; the
+     * 03: a stalled receiver's map sets exactly its port (4020 → byte 502, bit 4: protocol.md "Congestion maps"), a later map clears it; the
      * maps go from the receiver on path 0 while the data flows the other way.
      */
     @Test
@@ -307,7 +307,7 @@ class GoldenCaptureStreamTest {
         }
         assertEquals(List.of(List.of(4020), List.of(), List.of(4020), List.of(), List.of(), List.of()), congested);
 
-        // §3.4: data continues the path's sequence (6..105); 100 messages of 4096 bytes from 4021 to 4020
+        // Data continues the path's sequence (6..105); 100 messages of 4096 bytes from 4021 to 4020
         List<Message> data = c.stream(toG3);
         assertEquals(6, data.get(0).header().sequence());
         assertEquals(105, data.get(99).header().sequence());
@@ -318,7 +318,7 @@ class GoldenCaptureStreamTest {
         }
     }
 
-    /** 04 (§6): a ping is a 0-byte message to port 0; its pong comes from port 0 on the same connection. */
+    /** 04 (protocol.md "Ping and multipath probe"): a ping is a 0-byte message to port 0; its pong comes from port 0 on the same connection. */
     @Test
     void pingAndPong() throws RdsProtocolException {
         Capture c = new Capture("04-ping");
@@ -333,7 +333,7 @@ class GoldenCaptureStreamTest {
     }
 
     /**
-     * host-python-a: a non-kernel peer with the smaller address connects (§4.3), probes with NPATHS=1 and sends one
+     * host-python-a: a non-kernel peer with the smaller address connects (protocol.md "Connections"), probes with NPATHS=1 and sends one
      * message; the kernel answers on that connection: map, its own probe, the pong, then the echo.
      */
     @Test
@@ -356,7 +356,7 @@ class GoldenCaptureStreamTest {
     }
 
     /**
-     * host-python-b (§4.3): the kernel, the larger address, pokes (connects and is reset, no RDS bytes); the peer
+     * host-python-b (protocol.md "Connections"): the kernel, the larger address, pokes (connects and is reset, no RDS bytes); the peer
      * connects back and probes; the kernel sends its map and the queued data (seq 4.., 1..3 went with the poke).
      */
     @Test

@@ -20,7 +20,7 @@ import org.rds4j.core.wire.Golden.Kind;
 /**
  * Headers captured from Linux 6.1 kernels and a hand-written peer (src/test/resources/golden/headers.tsv, one row per
  * raw header listed with the golden captures): each decodes to the listed values and encodes back to the same bytes
- * (reference §1.1).
+ * (docs/protocol.md, "Header").
  */
 class GoldenHeadersTest {
 
@@ -56,7 +56,7 @@ class GoldenHeadersTest {
         return rows;
     }
 
-    /** §1.1: each field at its offset, big-endian; decoding then encoding gives back the captured bytes. */
+    /** Each field at its offset, big-endian; decoding then encoding gives back the captured bytes. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void capturedHeaderDecodesToTheListedValuesAndReencodesIdentically(Row row) {
@@ -90,7 +90,7 @@ class GoldenHeadersTest {
         assertArrayEquals(raw, out2.array(), "encoded from the listed values");
     }
 
-    /** §0 items 3, 8, 9; §3.5; §1.5; §6: what each kind of message looks like on a 6.1 TCP wire. */
+    /** protocol.md "Header", "Congestion maps", "Ping and multipath probe": what each kind of message looks like on a 6.1 TCP wire. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void capturedHeaderIsOfTheListedKind(Row row) {
@@ -98,7 +98,7 @@ class GoldenHeadersTest {
         Kind kind = Kind.valueOf(row.kind());
         assertEquals(kind, Golden.kind(h), "kind");
 
-        // over TCP the kernel never fills in h_ack, h_credit, h_padding or h_csum (§1.1, §1.3)
+        // over TCP the kernel never fills in h_ack, h_credit, h_padding or h_csum (protocol.md "Header")
         assertEquals(0, h.ack());
         assertEquals(0, h.credit());
         assertEquals(0, h.padding());
@@ -106,12 +106,12 @@ class GoldenHeadersTest {
 
         long npaths = ExtensionHeaders.find(h.extensions(), ExtensionHeaders.NPATHS);
         assertEquals(row.npaths().equals("-") ? -1 : Long.parseLong(row.npaths()), npaths, "NPATHS");
-        // a 6.1 kernel never sends GEN_NUM (§1.5), nor does the hand-written peer
+        // a 6.1 kernel never sends GEN_NUM (protocol.md "Extension headers"), nor does the hand-written peer
         assertEquals(-1, ExtensionHeaders.find(h.extensions(), ExtensionHeaders.GEN_NUM));
 
         switch (kind) {
             case CONG_MAP -> {
-                // §3.5: seq 0, len 8192, ports 0, flags exactly 0x01
+                // protocol.md "Congestion maps": seq 0, len 8192, ports 0, flags exactly 0x01
                 assertEquals(RdsHeader.FLAG_CONG_BITMAP, h.flags());
                 assertEquals(8192, h.length());
                 assertEquals(0, h.sequence());
@@ -120,7 +120,7 @@ class GoldenHeadersTest {
                 assertArrayEquals(new byte[16], h.extensions());
             }
             case PROBE_PING, PROBE_PONG -> {
-                // §5.1: probe ping sport 1 → dport 0, pong sport 0 → dport 1, zero-length, NPATHS only (§1.5)
+                // Probe ping sport 1 → dport 0, pong sport 0 → dport 1, zero-length, NPATHS only
                 assertEquals(kind == Kind.PROBE_PING ? 1 : 0, h.sourcePort());
                 assertEquals(kind == Kind.PROBE_PING ? 0 : 1, h.destinationPort());
                 assertEquals(0, h.length());
@@ -131,13 +131,13 @@ class GoldenHeadersTest {
                 assertArrayEquals(expectedExt, h.extensions(), "6.1 layout: 05, u16 NPATHS, 00, zeros");
             }
             case PING, PONG -> {
-                // §6: a ping is a zero-length message to port 0, its pong a zero-length message from port 0
+                // A ping is a zero-length message to port 0, its pong a zero-length message from port 0
                 assertEquals(0, h.length());
                 assertEquals(0, h.flags());
                 assertArrayEquals(new byte[16], h.extensions());
             }
             case DATA -> {
-                // §1.2: data carries no flag but RETRANSMITTED on a TCP wire, and no extension header
+                // protocol.md "Header": data carries no flag but RETRANSMITTED on a TCP wire, and no extension header
                 assertEquals(0, h.flags() & ~RdsHeader.FLAG_RETRANSMITTED);
                 assertTrue(h.sequence() > 0, "data consumes a sequence number from 1 on");
                 assertArrayEquals(new byte[16], h.extensions());
@@ -147,7 +147,7 @@ class GoldenHeadersTest {
 
     /**
      * The table covers every capture, every kind but the probe pong (no raw pong header is listed; the capture
-     * test decodes them), and the RETRANSMITTED flag of 05b (§3.4).
+     * test decodes them), and the RETRANSMITTED flag of 05b (protocol.md "Sequence numbers, resending, duplicates").
      */
     @Test
     void goldenTableCoversEveryCaptureAndKind() {

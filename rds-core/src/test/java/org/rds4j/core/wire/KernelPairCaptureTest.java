@@ -109,7 +109,7 @@ class KernelPairCaptureTest {
 
     /**
      * Both generations: 8 connections at first contact and 8 again after the reset, all opened by the smaller
-     * address to the larger one's port 16385 (reference §4.3, §5.5); data in the tools' payload pattern,
+     * address to the larger one's port 16385 (docs/protocol.md, "Connections"); data in the tools' payload pattern,
      * consecutive sequence numbers on each stream (nothing was in flight at the reset, so nothing is retransmitted).
      */
     @ParameterizedTest
@@ -161,7 +161,7 @@ class KernelPairCaptureTest {
             assertEquals(-1, ExtensionHeaders.find(p.header().extensions(), ExtensionHeaders.GEN_NUM));
         }
         // the smaller address's first data went out on path 0 before any probe of its own (its socket hashed to
-        // path 0, so sendmsg sent no probe: reference §5.4); the larger address probed, the smaller answered
+        // path 0, so sendmsg sent no probe: docs/protocol.md, "What each kernel generation does"); the larger address probed, the smaller answered
         String path0 = G2 + ":41023->" + G3 + ":16385";
         assertEquals(List.of(Kind.CONG_MAP, Kind.DATA, Kind.DATA, Kind.DATA, Kind.PROBE_PONG),
                 c.stream(path0).stream().map(Message::kind).toList());
@@ -172,7 +172,7 @@ class KernelPairCaptureTest {
     }
 
     /**
-     * 7.2 (reference §11): probes carry NPATHS=8, the host's GEN_NUM and SPORT_IDX one after another; the
+     * 7.2 (docs/protocol.md, "What each kernel generation does"): probes carry NPATHS=8, the host's GEN_NUM and SPORT_IDX one after another; the
      * connecting side binds source ports ≡ path index (mod 8), path 0's port ≡ 0; after the reset both sides probe
      * again on the new path 0.
      */
@@ -215,7 +215,7 @@ class KernelPairCaptureTest {
             assertEquals(0, port % 8, s + ": probes go on path 0");
         }));
         // first contact: path 0 (port 32776) carried the smaller address's probe and its first data, sent before
-        // NPATHS was known (§11 item 3); after the reset the same socket port's data went on path 2 (port 32786)
+        // NPATHS was known (as 7.x kernels do); after the reset the same socket port's data went on path 2 (port 32786)
         assertEquals(List.of(Kind.CONG_MAP, Kind.PROBE_PING, Kind.DATA, Kind.DATA, Kind.DATA, Kind.PROBE_PONG,
                 Kind.PING, Kind.PING, Kind.PING), c.stream(G2 + ":32776->" + G3 + ":16385").stream()
                 .map(Message::kind).toList());

@@ -18,7 +18,7 @@ import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 
-/** The 48-byte header codec: layout and byte order of every field (reference §0 item 3, §1.1, §1.2). */
+/** The 48-byte header codec: layout and byte order of every field (docs/protocol.md, "Header"; net/rds/rds.h). */
 class RdsHeaderTest {
 
     private static byte[] encode(RdsHeader h) {
@@ -36,7 +36,7 @@ class RdsHeaderTest {
         return v;
     }
 
-    /** §1.1: every field at its offset, big-endian, over the full unsigned range of each field. */
+    /** Every field at its offset, big-endian, over the full unsigned range of each field. */
     @Property(tries = 500)
     void encodeDecodeRoundTripsEveryFieldValue(@ForAll long seq, @ForAll long ack,
             @ForAll @LongRange(min = 0, max = 0xFFFF_FFFFL) long len,
@@ -75,7 +75,7 @@ class RdsHeaderTest {
         assertEquals(h.hashCode(), back.hashCode());
     }
 
-    /** §1.1: the kernel copies the 48 bytes verbatim, so any 48 bytes must pass through unchanged. */
+    /** The kernel copies the 48 bytes verbatim, so any 48 bytes must pass through unchanged. */
     @Property(tries = 1000)
     void arbitrary48BytesDecodeAndReencodeIdentically(@ForAll @Size(48) byte[] raw) {
         RdsHeader h = new RdsHeader().decode(ByteBuffer.wrap(raw));
@@ -102,7 +102,7 @@ class RdsHeaderTest {
         assertEquals(0, in.position(), "nothing consumed on refusal");
     }
 
-    /** h_len is u32, ports and csum u16, flags and credit u8 (§1.1): wider values are refused, not truncated. */
+    /** h_len is u32, ports and csum u16, flags and credit u8: wider values are refused, not truncated. */
     @Example
     void settersRejectOutOfRangeValues() {
         RdsHeader h = new RdsHeader();
@@ -149,7 +149,7 @@ class RdsHeaderTest {
         }
     }
 
-    /** §1.2 / §3.1: a message is a congestion map iff h_flags == 0x01 exactly, not when bit 0 is merely set. */
+    /** A message is a congestion map iff h_flags == 0x01 exactly, not when bit 0 is merely set. */
     @Property(tries = 256)
     void isCongestionMapOnlyForFlagsExactly0x01(@ForAll @IntRange(min = 0, max = 0xFF) int flags) {
         RdsHeader h = new RdsHeader().flags(flags);
@@ -164,7 +164,7 @@ class RdsHeaderTest {
         assertTrue(h.hasFlag(RdsHeader.FLAG_RETRANSMITTED));
     }
 
-    /** §1.2: the wire values of the flags. */
+    /** The wire values of the flags. */
     @Example
     void flagValuesAreTheKernels() {
         assertEquals(0x01, RdsHeader.FLAG_CONG_BITMAP);
@@ -176,7 +176,7 @@ class RdsHeaderTest {
         assertEquals(16, RdsHeader.EXTHDR_SIZE);
     }
 
-    /** §1.1: messages start zero-filled; clear() restores that, and set() copies rather than shares the ext area. */
+    /** Messages start zero-filled; clear() restores that, and set() copies rather than shares the ext area. */
     @Property(tries = 100)
     void clearZeroesAndSetCopies(@ForAll @Size(48) byte[] raw) {
         RdsHeader h = new RdsHeader().decode(ByteBuffer.wrap(raw));
@@ -189,7 +189,7 @@ class RdsHeaderTest {
     }
 
     /**
-     * The wire is big-endian whatever order the caller's buffer is set to (§1.1). BUG: encode/decode use the
+     * The wire is big-endian whatever order the caller's buffer is set to. BUG: encode/decode use the
      * buffer's own order, so a little-endian buffer (e.g. one set to the native order) puts h_sequence etc. on the
      * wire byte-swapped.
      */

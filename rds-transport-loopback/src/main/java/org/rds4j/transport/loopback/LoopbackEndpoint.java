@@ -30,7 +30,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * read by the other end's thread long enough ago to have left that core's private caches. Reused sooner, each
      * line the writer stores to still sits in the reader's cache and must be taken from it first: with the few
      * chunks a stream keeps in flight, pinned 8 KiB messages cost 7.3 CPU seconds per million where a ring of 32
-     * costs 2.9 (docs/threading.md, session 29). A chunk is made only when a fast stream reaches it
+     * costs 2.9 (docs/decisions/0013-loopback-chunk-ring.md). A chunk is made only when a fast stream reaches it
      * ({@link #FAST_CHUNK_NANOS}), so a connection that moves little keeps little.
      */
     static final int RING = 32;
@@ -309,7 +309,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * for while a segment was decoded runs before the next waiting segment, not after all of them: the acknowledgement
      * the core queues after each read then leaves while the rest is decoded. When it left only after every waiting
      * segment, a receiver behind a fast sender acknowledged once per 2,353 64-byte messages, more than a default send
-     * budget holds (1,664), so the sender stopped at every acknowledgement (docs/threading.md, session 24). With
+     * budget holds (1,664), so the sender stopped at every acknowledgement (docs/decisions/0014-loopback-acknowledges-between-segments.md). With
      * nothing more waiting the transmit stays a task, as before: a reply the application is about to send then
      * carries the acknowledgement (with an immediate pass after every segment, the 8 KiB round trip came out
      * longer). The segments of one connection are still decoded in one turn, so that a congestion map split over two of

@@ -13,13 +13,13 @@ import io.netty.util.IntSupplier;
  * hand-off (the scheduler has to pick the sleeping thread again), and the reply to what an I/O thread just wrote or
  * delivered usually comes back within a round trip. A thread that is still yielding when it comes takes it without
  * being woken, and a thread that yields lets every thread with work run first, so the yielding costs only CPU that
- * nobody else wanted. Measured in docs/threading.md.
+ * nobody else wanted (docs/decisions/0001-io-threads-yield-before-they-sleep.md).
  *
  * <p>Why never a pure spin, not even a short one: a thread that does not give its core up makes a thread with work
  * on the same core wait. Busy-poll spinning in native code (Netty's {@code BUSY_WAIT}) made every round trip on the
  * project's 2-core machine take 8 ms, the scheduler's time slice; spinning 20 us after the last work before
  * yielding (with the blocking receive's 1,000 spins) still made a 64-byte round trip take 86 us, and yielding from
- * the first check 30 (session 13). On an idle core a yield returns at once, so it costs a spinning thread well under
+ * the first check 30 (docs/decisions/0002-busy-poll-yields-between-checks.md). On an idle core a yield returns at once, so it costs a spinning thread well under
  * a microsecond where nobody else wants the core.
  *
  * <p>Each turn is one zero-timeout {@code epoll_wait} and one clock read. One instance per event loop, used only by
@@ -32,7 +32,7 @@ final class BackoffSelectStrategy implements SelectStrategy {
      * How long an idle I/O thread yields before it sleeps unless {@code tcp.yieldMicros} says otherwise: longer than
      * a round trip of up to 64 KiB on a busy 2-core machine (rds4j's 75 to 110 us at 64 KiB, raw NIO's about 60 us
      * at 64 B), so the reply to what it just handled finds it awake. 100 us covered 64 B but not 64 KiB, whose
-     * replies found the thread asleep in {@code epoll_wait} (docs/threading.md, session 15).
+     * replies found the thread asleep in {@code epoll_wait} (docs/decisions/0001-io-threads-yield-before-they-sleep.md).
      */
     static final int DEFAULT_YIELD_MICROS = 250;
 

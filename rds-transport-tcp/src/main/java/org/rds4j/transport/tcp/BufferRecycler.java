@@ -36,7 +36,7 @@ final class BufferRecycler {
     /**
      * Batches kept per I/O thread: a megabyte-sized message's worth. A 1 MiB message is 33 batches, and with 8 kept
      * (a default send budget's worth) every such message let most of its batches go and allocated new ones (measured
-     * in docs/threading.md, session 13).
+     * in docs/decisions/0003-tcp-write-batches-and-the-recycler.md).
      */
     static final int MAX_BATCHES = 32;
     /** Read buffers kept per I/O thread: a plain connection gives each back before the next read. */
@@ -45,7 +45,7 @@ final class BufferRecycler {
      * The size of a read buffer: more than a socket's default send budget (106,496 bytes), so that one read takes
      * what the peer's socket has in flight, with one delivery batch and one acknowledgement for all of it, and a
      * 64 KiB message with its header in one read. 64 KiB (the most Netty's adaptive guess reads) was slower at 8 KiB
-     * and 64 KiB messages, and 1 MiB no faster than 256 KiB (docs/threading.md, session 14).
+     * and 64 KiB messages, and 1 MiB no faster than 256 KiB (docs/decisions/0004-tcp-reads-of-256-kib.md).
      */
     static final int READ_SIZE = 256 * 1024;
 

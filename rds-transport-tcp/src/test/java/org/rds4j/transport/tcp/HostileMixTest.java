@@ -30,13 +30,13 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
- * Every attack of {@link HostilePeerTest} and {@link PeerAdmissionTest} at once against one stack (issue 12, part 5),
+ * Every attack of {@link HostilePeerTest} and {@link PeerAdmissionTest} at once against one stack (docs/security.md),
  * while an honest rds4j host does round trips with it: a peer ignoring congestion maps pushes 1 MiB messages at a
  * socket nobody reads, another floods pings and answers none, a third keeps three messages stalled after their
  * headers, and 100 addresses open and close connections. Every honest round trip completes, the victim's heap
  * stays under its bound plus 64 MiB (after a full collection, sampled every half second), and the honest p99 stays
  * under 1 s (it is printed next to the p99 before the attack: the victim's one I/O thread serves the attackers
- * too). {@code -Drds4j.hostile.seconds=60} runs the attack for the issue's 60 s;
+ * too). {@code -Drds4j.hostile.seconds=60} runs the attack for 60 s, as docs/security.md reports it;
  * the default build runs 8 s.
  */
 class HostileMixTest {

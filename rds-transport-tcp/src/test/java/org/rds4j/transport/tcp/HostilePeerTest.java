@@ -26,7 +26,7 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
- * Hostile peers that speak raw RDS frames over TCP (issue 12). A peer that ignores congestion maps: raw RDS frames over TCP from 127.0.0.1, 256 KiB messages as fast
+ * Hostile peers that speak raw RDS frames over TCP (docs/security.md, "Threat model"). A peer that ignores congestion maps: raw RDS frames over TCP from 127.0.0.1, 256 KiB messages as fast
  * as TCP takes them, to a socket on 127.0.0.2 that nobody reads. Without a bound the victim's heap grows until it
  * dies. With one, the peer's connection stops being read once what it sent beyond the socket's budget passes
  * {@code peerReceiveBytes}, TCP holds the rest back in the peer's own buffers, and once the application reads, every

@@ -20,7 +20,7 @@ import org.rds4j.RdsStackConfig;
  * What an idle peer connection costs: stack A (127.0.0.1) sends one message to each of 1,000 sockets of stack B, one
  * on each of 1,000 addresses (127.1.x.y), so A ends up with 1,000 connections (and B with 1,000 accepted ones), then
  * everything goes idle. The retained heap after a full GC, compared with the same two stacks before any connection,
- * is what 1,000 connections cost at both ends: per connection pair it must stay under 2 x 64 KiB (the issue's bound
+ * is what 1,000 connections cost at both ends: per connection pair it must stay under 2 x 64 KiB (a bound
  * of 64 KiB per connection, for each end). The figure is printed; it is a measurement, not a timing.
  */
 class IdleConnectionsHeapTest {

@@ -29,7 +29,7 @@ import org.rds4j.RdsStackInfo;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
- * Admission (issue 12, part 2), over real TCP from many loopback addresses: a flood of connections from peers that
+ * Admission (docs/security.md, "Threat model"), over real TCP from many loopback addresses: a flood of connections from peers that
  * never become useful leaves no state behind once they close, whichever side of the address order they are on;
  * an allow-list refuses the others before anything is kept for them; a peer that exchanged messages stays.
  */
@@ -47,7 +47,7 @@ class PeerAdmissionTest {
      * sending a ping first. An honest peer exchanges a message meanwhile. Once the flood has closed, the victim
      * forgets every flooder within the idle timeout and a sweep, and keeps the honest peer. The default build
      * floods 1,000 connections from 200 addresses; {@code -Drds4j.flood.addresses=1000
-     * -Drds4j.flood.connections=10} gives the issue's 10,000 from 1,000. The time until nothing is left includes
+     * -Drds4j.flood.connections=10} gives 10,000 from 1,000, as docs/security.md reports. The time until nothing is left includes
      * the victim accepting what the kernel queued for it (its listen backlog is 1024).
      */
     @Test

@@ -29,7 +29,7 @@ import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.testkit.TestTls;
 
 /**
- * TLS between rds4j hosts (issue 12, part 3), over real TCP on loopback, with the key material of
+ * TLS between rds4j hosts (docs/security.md, "TLS between rds4j hosts"), over real TCP on loopback, with the key material of
  * {@link TestTls} (a test CA, two nodes it signed, a rogue node it did not): two hosts exchange
  * 100,000 messages with mutual authentication; a host without a trusted certificate, and a plain connection from a
  * host that must use TLS, are refused with a clear log line; a plain peer outside the TLS prefixes (as a kernel host

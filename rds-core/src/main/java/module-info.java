@@ -8,14 +8,15 @@ module org.rds4j.core {
     // A stack's MBean (StackMBean): what ./rds4j info and JMX clients read.
     requires java.management;
 
-    exports org.rds4j.core;
+    // The engine is internal; the TCP transport's tests inspect a stack's connections.
+    exports org.rds4j.core.stack to org.rds4j.transport.tcp;
     exports org.rds4j.core.spi;
     exports org.rds4j.core.wire;
     exports org.rds4j.core.cong;
-    exports org.rds4j.core.conn;
+    exports org.rds4j.core.path to org.rds4j.transport.tcp;
     // Allocation-free pools, for the project's own transports; not an API.
     exports org.rds4j.core.util to org.rds4j.transport.loopback, org.rds4j.transport.tcp;
 
     uses org.rds4j.core.spi.RdsTransport;
-    provides org.rds4j.spi.RdsStackProvider with org.rds4j.core.CoreStackProvider;
+    provides org.rds4j.spi.RdsStackProvider with org.rds4j.core.stack.CoreStackProvider;
 }

@@ -33,8 +33,8 @@ import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsTlsConfig;
-import org.rds4j.core.CoreStack;
-import org.rds4j.core.conn.Connection;
+import org.rds4j.core.stack.CoreStack;
+import org.rds4j.core.path.Connection;
 import org.rds4j.core.testkit.TestTls;
 import org.rds4j.tools.PayloadPattern;
 
@@ -447,7 +447,7 @@ class KernelInteropTest {
         while (true) {
             boolean all = true;
             for (int i = 0; i < c.lanes(); i++) {
-                all &= c.path(i).state() == org.rds4j.core.conn.PathState.UP;
+                all &= c.path(i).state() == org.rds4j.core.path.PathState.UP;
             }
             if (all) {
                 return;

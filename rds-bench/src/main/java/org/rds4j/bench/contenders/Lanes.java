@@ -27,7 +27,7 @@ final class Lanes {
 
     /** The lane a socket bound to {@code port} sends on when {@code lanes} (a power of two) are in use. */
     static int laneOf(int port, int lanes) {
-        return org.rds4j.core.conn.Connection.laneOf(port, lanes);
+        return org.rds4j.core.path.Connection.laneOf(port, lanes);
     }
 
     /**

@@ -19,7 +19,7 @@ import org.rds4j.core.wire.RdsHeader;
  * the wrong length is refused whole and changes nothing; a map of 8192 bytes replaces ours bit for bit in the
  * kernel's order (port p is bit {@code p & 7} of byte {@code p >>> 3}), and what we write back on the wire is the same
  * bytes under a map header. The path's handling of map frames (a wrong length is skipped, flags must be exactly
- * 0x01) is fuzzed through a real stack in {@code org.rds4j.core.PathFuzzTest}.
+ * 0x01) is fuzzed through a real stack in {@code org.rds4j.core.stack.PathFuzzTest}.
  */
 class CongestionMapFuzzTest {
 

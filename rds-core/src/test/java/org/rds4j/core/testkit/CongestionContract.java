@@ -48,8 +48,8 @@ import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
-import org.rds4j.core.CoreStack;
-import org.rds4j.core.conn.Connection;
+import org.rds4j.core.stack.CoreStack;
+import org.rds4j.core.path.Connection;
 
 /**
  * Congestion control and the kernel's socket semantics around it (budgets, errno, recvmsg flags, poll, cancel), as

@@ -43,7 +43,7 @@ import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsStackInfo;
-import org.rds4j.core.CoreStack;
+import org.rds4j.core.stack.CoreStack;
 
 /**
  * {@link RdsStack#info()} and the stack's JMX MBean (docs/inspection.md) while traffic flows between two hosts: the

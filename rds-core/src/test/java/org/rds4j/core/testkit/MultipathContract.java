@@ -27,10 +27,10 @@ import org.rds4j.RdsDatagram;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
-import org.rds4j.core.CoreStack;
-import org.rds4j.core.conn.Connection;
-import org.rds4j.core.conn.ConnectionPath;
-import org.rds4j.core.conn.PathState;
+import org.rds4j.core.stack.CoreStack;
+import org.rds4j.core.path.Connection;
+import org.rds4j.core.path.ConnectionPath;
+import org.rds4j.core.path.PathState;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.spi.TransportInstance;
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rds4j.core.cong.CongestionMap;
-import org.rds4j.core.conn.Addresses;
+import org.rds4j.core.path.Addresses;
 import org.rds4j.core.wire.Golden.Kind;
 import org.rds4j.core.wire.PcapTcpStreams.Direction;
 

@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.rds4j.core.conn.Addresses;
+import org.rds4j.core.path.Addresses;
 
 /**
  * A minimal reader of classic pcap files that reassembles the TCP payload of each direction of each connection.

@@ -23,8 +23,8 @@ import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsTlsConfig;
-import org.rds4j.core.CoreStack;
-import org.rds4j.core.conn.Connection;
+import org.rds4j.core.stack.CoreStack;
+import org.rds4j.core.path.Connection;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.testkit.TestTls;
 

@@ -1,0 +1,520 @@
+package org.rds4j.core.path;
+
+import java.nio.ByteBuffer;
+import org.rds4j.RdsPathInfo;
+import org.rds4j.core.stack.RdsCounters.Counter;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.wire.RdsHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One path of a connection: at most one transport connection at a time, the queue of messages to send on it, the
+ * messages sent but not yet acknowledged, and the two sequence counters. The kernel's {@code rds_conn_path}.
+ *
+ * <p>Sequence numbers belong to the path, not to a transport connection: they survive reconnects, so that messages
+ * sent again after a drop keep their numbers (and carry {@link RdsHeader#FLAG_RETRANSMITTED}) and the receiver can
+ * drop those it already has. Transmit starts at 1; the receiver starts expecting 0.
+ *
+ * <p>A sent message is kept until the peer is known to have it (see docs/reliability.md): an rds4j peer says so in
+ * h_ack, cumulatively; a kernel peer, which never acknowledges over TCP, answers a ping, and its pong proves that
+ * every message sent before the ping arrived. Only then is the message released and its bytes returned to the
+ * sending socket's budget; until then a reset sends it again.
+ *
+ * <p>Threads (docs/threading.md): application threads push messages onto the path's inbox, a lock-free stack, and
+ * ask the transport for a transmit pass; they take no lock. Everything else, the queues, the sequence numbers, the
+ * acknowledgement state, the connection state, belongs to the connection's I/O thread ({@link Connection#inOwner}),
+ * and every method that changes it asserts so. Timers and application threads that need more than a push (a path
+ * that is down, cancel, a closing socket, inspection) hand their work to that thread. The inbox is taken in only
+ * there, so it has a single consumer.
+ */
+public final class ConnectionPath {
+    private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
+    /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
+    public static final int PROBE_PORT = PingHandler.PROBE_PORT;
+    static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+
+    private final Connection connection;
+    private final int index;
+    private final ConnectionEnvironment env;
+    private final PathConnector connector;
+    private final PingHandler pings;
+    private final PathReceiver receiver;
+    private final PathMaintenance maintenance;
+
+    /** The messages on their way; the owner's but for {@link SendQueue#push}. */
+    private final SendQueue queue;
+    private final PathTransmitter transmitter;
+
+    /** Written by the owner; read by senders deciding whether the path needs connecting. */
+    private volatile PathState state = PathState.DOWN;
+    private volatile PathConnection current;
+    private boolean shutdown;
+    private boolean probeSent;
+    private long resets;
+
+    /** Acknowledgements both ways: owed by us (h_ack, ack-only), owed to us (h_ack, or pings answered). */
+    private final Acknowledgements acks;
+    private final AckRequests ackRequests;
+    /** Which of the peer's numberings this path's received numbers belong to. */
+    private final PathNumbering numbering;
+
+    ConnectionPath(Connection connection, int index) {
+        this.connection = connection;
+        this.index = index;
+        this.env = connection.env();
+
+        this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index);
+        this.receiver = new PathReceiver(this, acks);
+        this.pings = receiver.pings();
+        this.queue = new SendQueue(connection.peer(), env.statistics());
+        this.ackRequests = new AckRequests(this, queue, acks);
+        this.connector = new PathConnector(this);
+        this.transmitter = new PathTransmitter(this, queue, acks, ackRequests);
+        this.maintenance = new PathMaintenance(this, ackRequests);
+        this.numbering = new PathNumbering(this);
+        this.kickTask = this::kickOwned;
+    }
+
+    /** {@link #kickOwned}, made once: what a sender hands the owner when the path is not up. */
+    private final Runnable kickTask;
+
+    /**
+     * The connection this path belongs to.
+     *
+     * @return the connection to the peer
+     */
+    public Connection connection() {
+        return connection;
+    }
+
+    /**
+     * This path's index within its connection (the kernel's {@code cp_index}).
+     *
+     * @return the index, 0 while rds4j uses one path
+     */
+    public int index() {
+        return index;
+    }
+
+    /**
+     * Where the path is in its life: down, connecting, up or disconnecting.
+     *
+     * @return the current state, read without a lock
+     */
+    public PathState state() {
+        return state;
+    }
+
+    /**
+     * The sequence number the next message taken off the inbox will get.
+     *
+     * @return the next h_sequence to send, unsigned 64-bit
+     */
+    public long nextTxSeq() {
+        return connection.call(queue::nextSeq, 0L);
+    }
+
+    /**
+     * The sequence number the path expects next from the peer; older ones are dropped as duplicates.
+     *
+     * @return the next h_sequence expected, unsigned 64-bit
+     */
+    public long nextRxSeq() {
+        return connection.call(receiver::nextRxSeq, 0L);
+    }
+
+    /**
+     * Messages queued and not yet written, plus written and not yet acknowledged.
+     *
+     * @return the number of messages the path holds
+     */
+    public int queuedMessages() {
+        return connection.call(queue::size, 0);
+    }
+
+    /**
+     * How many times this path was reset.
+     *
+     * @return the number of resets since the path was made
+     */
+    public long resets() {
+        return connection.call(() -> resets, 0L);
+    }
+
+    /**
+     * The transport connection the path uses now, for inspection and tests.
+     *
+     * @return the current connection, or {@code null} while the path has none
+     */
+    public TransportConnection transportConnection() {
+        PathConnection pc = current;
+        return pc == null ? null : pc.transport();
+    }
+
+    /**
+     * The path as {@link org.rds4j.RdsStack#info()} reports it, read on the owning thread (its figures agree) for as
+     * long as counting its queues takes; nothing on the message path does more work for it.
+     *
+     * @return the snapshot, or {@code null} if the transport is closed
+     */
+    public RdsPathInfo info() {
+        return connection.call(this::infoOwned, null);
+    }
+
+    /** {@link #info()}, on the owning thread. */
+    RdsPathInfo infoOwned() {
+        assert connection.ownerOnly();
+        return PathInfos.of(index, state, queue, receiver.nextRxSeq(), resets, current);
+    }
+
+    // ------------------------------------------------------------------------------------------------ sending
+
+    /**
+     * Queues a message and starts transmission: at once if the path is up, after connecting if it is down. Any
+     * thread, no lock. The message gets its sequence number when the path takes it off the inbox, in the order
+     * messages were pushed.
+     *
+     * @param m the message, owned by the path from now on until it is released to its owner
+     */
+    public void enqueue(OutgoingMessage m) {
+        queue.push(m);
+        // Read after the push: if the path is still up, the connection's next pass takes the message; if it went
+        // down after this read, closed() takes the inbox in after setting DOWN, so it sees the message.
+        PathConnection pc = current;
+        if (state == PathState.UP && pc != null) {
+            pc.requestTransmit();
+            return;
+        }
+        // The message stays in the inbox, unnumbered, until the path is up: the probe of a new connection is numbered
+        // and sent ahead of it (see upLocked). The owner connects the path if it is down.
+        if (connection.inOwner()) {
+            kickOwned();
+        } else {
+            connection.execute(kickTask);
+        }
+    }
+
+    /** On the owner: a transmit pass if the path is up, a connection if it is down and none is under way. */
+    private void kickOwned() {
+        PathConnection kick = kickLocked();
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    /** Queues one of the path's own messages, numbered now. On the owner. */
+    PathConnection enqueueLocked(OutgoingMessage m) {
+        assert connection.ownerOnly();
+        queue.add(m);
+        return kickLocked();
+    }
+
+    /**
+     * Asks for a congestion-map message ahead of the queued messages; false if the path is not up. Any thread (a
+     * reader whose queue crossed its mark): it raises the transmitter's flag and asks for a pass, nothing more.
+     */
+    boolean queueCongestionUpdate() {
+        PathConnection pc = current;
+        if (state != PathState.UP || pc == null) {
+            return false;          // every path that comes up sends the current map first anyway
+        }
+        transmitter.requestMap();
+        env.statistics().increment(Counter.CONG_UPDATE_QUEUED);
+        pc.requestTransmit();
+        return true;
+    }
+
+    /** Path 0, from a sender: its message came late for the catch-up ({@link Multipath#cameLate}). */
+    void restartCatchUp() {
+        connection.execute(() -> {
+            connection.multipath().restartCatchUp(queue, state == PathState.UP);
+            kick();
+        });
+    }
+
+    /** Asks for a transmit pass if the path is up. Any thread, no lock: other paths use it on this one. */
+    void kick() {
+        PathConnection pc = current;
+        if (state == PathState.UP && pc != null) {
+            pc.requestTransmit();
+        }
+    }
+
+    /** Returns the connection to kick if up; starts connecting if down. On the owner. */
+    private PathConnection kickLocked() {
+        assert connection.ownerOnly();
+        if (state == PathState.UP) {
+            return current;
+        }
+        if (state == PathState.DOWN && !connector.pending()) {
+            connector.connectLocked();
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------------------------------------ acknowledgements
+
+    /** The peer has everything up to {@code seq} on this path: release those messages, oldest first. */
+    void releaseUpTo(long seq) {
+        assert connection.ownerOnly();
+        if (queue.releaseUpTo(seq)) {
+            acks.progress(env.nanoTime());
+            if (index == 0 && connection.multipath().path0Progress(queue)) {
+                connection.caughtUp();                // lock-free kicks of the other paths
+            }
+        }
+    }
+
+    /** After a batch of received bytes: send an ack-only message if the peer waits for one and nothing else goes. */
+    void afterReceive(PathConnection pc) {
+        assert connection.ownerOnly();
+        PathConnection kick = null;
+        maintenance.heard(env.nanoTime());
+        if (pc == current && state == PathState.UP) {
+            OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent());
+            if (ackOnly != null) {
+                kick = enqueueLocked(ackOnly);
+            }
+        }
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
+    /** Peer restarts and re-placements: which numbering the peer's numbers on this path belong to. */
+    PathNumbering numbering() {
+        return numbering;
+    }
+
+    /** Acknowledgements both ways; the owner's. */
+    Acknowledgements acks() {
+        return acks;
+    }
+
+    /**
+     * Drops every message of {@code owner} to {@code port} of the peer, queued or sent and unacknowledged: the
+     * kernel's RDS_CANCEL_SENT_TO.
+     *
+     * @param owner the socket whose messages to drop
+     * @param port the peer's RDS port they were sent to, 0 to 65535
+     * @return how many messages were dropped
+     */
+    public int cancel(MessageOwner owner, int port) {
+        return connection.call(() -> queue.cancel(owner, port), 0);
+    }
+
+    /**
+     * A socket closed: its messages go, queued or sent and unacknowledged, as the kernel drops a closing socket's
+     * messages from every path. On the larger address this can end the reason to poke the peer.
+     *
+     * @param owner the closing socket
+     * @return how many messages were dropped
+     */
+    public int purge(MessageOwner owner) {
+        return connection.call(() -> queue.purge(owner), 0);
+    }
+
+    // ------------------------------------------------------------------------------------------------ receiving
+
+    /** The receive side of this path; the owner's. */
+    PathReceiver receiver() {
+        return receiver;
+    }
+
+    /** The path's queues; the owner's. */
+    SendQueue queue() {
+        return queue;
+    }
+
+    // ------------------------------------------------------------------------------------------------ connecting
+
+    /**
+     * Connects now if the path is down: see {@link PathConnector#connectIfDown}.
+     */
+    public void connectIfDown() {
+        connector.connectIfDown();
+    }
+
+    PathConnector connector() {
+        return connector;
+    }
+
+    PathTransmitter transmitter() {
+        return transmitter;
+    }
+
+    /** An attempt of ours starts. On the owner. */
+    void connecting(PathConnection attempt) {
+        assert connection.ownerOnly();
+        state = PathState.CONNECTING;
+        current = attempt;
+    }
+
+    /** No connection, none in the making. On the owner. */
+    void down() {
+        assert connection.ownerOnly();
+        current = null;
+        state = PathState.DOWN;
+    }
+
+    /** The connection the path uses or is making, or {@code null}. */
+    PathConnection currentConnection() {
+        return current;
+    }
+
+    /** Whether messages wait to be written. On the owner. */
+    boolean hasUnsent() {
+        return queue.hasUnsent();
+    }
+
+    /** Whether the stack closed this path for good. On the owner. */
+    boolean isShutdown() {
+        return shutdown;
+    }
+
+    /** The path is up on {@code pc}. On the owner; returns the connection to kick. */
+    PathConnection upLocked(PathConnection pc) {
+        assert connection.ownerOnly();
+        state = PathState.UP;
+        numbering.up(pc);
+        connector.up(pc);
+        transmitter.requestMap();                    // the map goes first on every new connection
+        long now = env.nanoTime();
+        acks.progress(now);
+        if (index == 0 && !probeSent) {
+            // Path 0 probes every time it comes up, as kernels from 7.0 do: both ends settle on the number of paths
+            // (again after a restart of either), and the probe carries our generation. It goes ahead of the data
+            // that waited for the connection: a kernel still using the number of paths of our previous run would
+            // put its answers to that data on a path we never open (6.12 did, in the suite's scenario 7b).
+            probeSent = true;
+            queue.dropUnwrittenProbes();             // an earlier connection's, which never left
+            queue.addAheadOfInbox(pings.probe());
+        }
+        maintenance.start(now);
+        log.debug("{} path {}: up, {}", connection, index, queue);
+        connection.pathUp(index);
+        return pc;
+    }
+
+    /**
+     * The current connection closed: reset the path. Sent-but-unacknowledged messages go back to the front of the
+     * queue, marked retransmitted, ahead of those never sent, so order is kept; sequence counters stay.
+     */
+    void closed(PathConnection pc, Throwable cause) {
+        assert connection.ownerOnly();
+        if (pc != current) {
+            return;
+        }
+        current = null;
+        boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
+        state = PathState.DOWN;
+        maintenance.stop();
+        probeSent = false;                       // path 0 probes again when it is back
+        if (index == 0) {
+            connection.multipath().path0Down();  // the extra paths wait for the peer to confirm again
+        }
+        if (wasUp) {
+            resets++;
+            env.statistics().increment(Counter.CONN_RESET);
+        }
+        int requeued = queue.requeueForResend(); // takes the inbox in, after DOWN: see enqueue()
+        acks.connectionReset();
+        if (shutdown) {
+            return;
+        }
+        if (cause != null && connection.isUseful()) {
+            log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
+                    cause.toString(), requeued, queue.size() - requeued);
+        } else if (cause != null) {
+            // A peer that never sent us a message nor got one: at INFO, a flood of connections would flood the log.
+            log.debug("{} path {}: connection lost ({}) before the peer exchanged a message", connection, index,
+                    cause.toString());
+        } else {
+            log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
+        }
+        connector.closedLocked(pc, wasUp);
+    }
+
+    /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */
+    void drop(PathConnection pc, String reason) {
+        assert connection.ownerOnly();
+        if (pc != current) {
+            return;
+        }
+        log.warn("{} path {}: dropping the connection: {}", connection, index, reason);
+        state = PathState.DISCONNECTING;
+        pc.abort();
+    }
+
+    /** The current connection is being closed; {@link #closed} follows from the transport. On the owner. */
+    void disconnecting() {
+        assert connection.ownerOnly();
+        state = PathState.DISCONNECTING;
+    }
+
+    /** The connection the path is up on, or {@code null} if it is not up. On the owner. */
+    PathConnection upConnection() {
+        assert connection.ownerOnly();
+        return state == PathState.UP ? current : null;
+    }
+
+    /**
+     * Retires the path of a peer that is being forgotten, unless it is up: it takes no connection and makes none from
+     * now on (an attempt in flight finds itself stale when it completes), and drops what it queued (the protocol's
+     * own messages: a peer is forgotten only if no socket sent to it).
+     *
+     * @return whether the path was retired; false if it is up or going down
+     */
+    boolean retireUnlessUp() {
+        assert connection.ownerOnly();
+        if (state == PathState.UP || state == PathState.DISCONNECTING) {
+            return false;
+        }
+        shutdown = true;
+        current = null;
+        state = PathState.DOWN;
+        connector.cancelReconnect();
+        maintenance.stop();
+        queue.clear();
+        return true;
+    }
+
+    /** Undoes {@link #retireUnlessUp} when the connection's other paths could not be retired. On the owner. */
+    void unretire() {
+        assert connection.ownerOnly();
+        shutdown = false;
+    }
+
+    /**
+     * The stack is closing: close the connection and stop reconnecting; queued messages are discarded. The close is
+     * orderly (FIN), not a reset: a FIN carries TCP's acknowledgement of everything read, so a kernel peer frees
+     * those messages instead of sending them again to whatever stack takes this address next.
+     */
+    void shutdown() {
+        assert connection.ownerOnly();
+        shutdown = true;
+        maintenance.stop();
+        PathConnection pc = current;
+        queue.clear();
+        if (pc != null) {
+            pc.close();
+        }
+    }
+
+    /** "peer path N", for logs, on any thread. */
+    String name() {
+        return connection + " path " + index;
+    }
+
+    /** With the queues' figures on the owning thread; elsewhere only what any thread may read. */
+    @Override
+    public String toString() {
+        if (!connection.inOwner()) {
+            return connection + " path " + index + " " + state;
+        }
+        return connection + " path " + index + " " + state + " " + queue + " nextRx="
+                + Long.toUnsignedString(receiver.nextRxSeq())
+                + (connection.peerAcks().acknowledges() ? " peer-acks" : "");
+    }
+}

@@ -1,0 +1,154 @@
+package org.rds4j.core.path;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.rds4j.core.stack.RdsCounters.Counter;
+import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.spi.TransportInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which path takes a connection the peer opens ({@link #accept}), whether each of a connection's transport
+ * connections sits on the peer's path of the same index, and what is done when it does not. Both ends number each
+ * path on their own; a connection the peer took for another of its paths carries that path's numbers and leaves
+ * this path's messages waiting on the peer's side. Two cases:
+ * <ul>
+ * <li>we accept, and the peer said SPORT_IDX (kernels from 7.0, rds4j): a connection taken on the first free path
+ * before the peer's probe arrived is dropped once its source port names another path ({@link #dropMisplaced});</li>
+ * <li>we connect, and the peer places by "first free path" (6.1, 6.12): a poke while our path 0 is up may mean the
+ * peer put our connection elsewhere ({@link #peerPoked}).</li>
+ * </ul>
+ * Its work runs on the connection's I/O thread, which owns the paths; the stack's timer only hands over what waits.
+ */
+final class PathPlacement {
+    private static final Logger log = LoggerFactory.getLogger(PathPlacement.class);
+
+    /** How long after a poke the peer's own messages must have appeared on path 0 for its placement to be right. */
+    static final long POKE_CHECK_NANOS = 1_000_000_000L;
+    /** How many times a poke's check waits for messages still unacknowledged before it gives up. */
+    static final int POKE_CHECKS = 10;
+    private static final String MISPLACED = "the peer connected to us although this path is up, and sent nothing on it"
+            + " since: it placed this connection on another of its paths (a kernel before 7.0); connecting again";
+
+    private final Connection connection;
+    private final ConnectionPath[] paths;
+    private final Multipath multipath;
+    private final ConnectionEnvironment env;
+    /** Path 0's connection whose poke check is due (see {@link #peerPoked}): one check at a time. */
+    private final AtomicReference<PathConnection> pokeChecked = new AtomicReference<>();
+
+    PathPlacement(Connection connection, ConnectionPath[] paths, Multipath multipath, ConnectionEnvironment env) {
+        this.connection = connection;
+        this.paths = paths;
+        this.multipath = multipath;
+        this.env = env;
+    }
+
+    /**
+     * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
+     * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
+     * from 7.0 on do; otherwise the first free path among those in use (path 0 alone until the lanes are agreed), as
+     * 6.1 does. Refused ({@code null}) when that path is busy: the peer tries again.
+     */
+    ConnectionHandler accept(TransportConnection tc) {
+        int n = multipath.lanes();
+        ConnectionHandler h = null;
+        if (n > 1 && multipath.peerEncodesPaths()) {
+            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
+            if (index < n) {
+                h = paths[index].connector().accept(tc);
+            }
+        } else {
+            for (int i = 0; i < n && h == null; i++) {
+                h = paths[i].connector().accept(tc);
+            }
+        }
+        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
+            after(0, this::dropMisplaced);       // a connection taken before SPORT_IDX was known may be in the way
+        }
+        if (h == null) {
+            env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
+            log.debug("{}: refusing {}: no free path for it among {}", connection, tc, n);
+        }
+        return h;
+    }
+
+    /**
+     * The peer, the larger address, connected to us: it has messages for a path it sees down. Path 0 connects if it
+     * is down. If path 0 is up, either the poke raced our connection's start (the peer's messages for path 0 then
+     * arrive on our connection once it takes it), or the peer disagrees: a kernel before 7.0 (no SPORT_IDX) put our
+     * connection on another of its paths because its own was still closing when ours came (a stack restarted on the
+     * address), and its messages for path 0 wait for a connection that never comes (CI, scenario 11 on 6.12; its
+     * blocked sender pokes a burst within milliseconds, then never again). A check {@link #POKE_CHECK_NANOS} later
+     * tells them apart; see {@link #checkPoke}.
+     */
+    void peerPoked() {
+        if (paths[0].state() != PathState.UP) {
+            paths[0].connectIfDown();
+            return;
+        }
+        if (multipath.peerEncodesPaths()) {
+            return;                                  // a peer that places by port never disagrees so
+        }
+        PathConnection pc = paths[0].upConnection();
+        if (pc == null || pokeChecked.getAndSet(pc) == pc) {
+            return;                                  // down meanwhile, or this connection's check is already due
+        }
+        long seen = pc.peerInitiatedCount();
+        after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, 1));
+    }
+
+    /**
+     * A poke's check, a while after the poke: if path 0 is still up on {@code pc} and the peer has sent nothing of its own on it
+     * since the poke (pongs to our pings do not count: a misplaced connection carries those), the peer's messages for
+     * path 0 are not coming, and every path in use with nothing unacknowledged closes in order and connects again, to
+     * be placed afresh ({@link PathNumbering#dropPlacedElsewhere}), path 0 first. Messages unacknowledged on path 0
+     * postpone the check (a resend on a new connection could be taken twice), at most {@link #POKE_CHECKS} times.
+     */
+    private void checkPoke(PathConnection pc, long seen, int attempt) {
+        if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen || multipath.peerEncodesPaths()) {
+            pokeChecked.compareAndSet(pc, null);
+            return;                                  // placed afresh anyway, the peer's messages came (a race), or
+        }                                            // its probe since says it places by port
+        if (!paths[0].numbering().dropPlacedElsewhere(pc, MISPLACED)) {
+            if (attempt < POKE_CHECKS) {                 // messages unacknowledged: look again later
+                after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
+            } else {
+                pokeChecked.compareAndSet(pc, null);
+            }
+            return;
+        }
+        int lanes = multipath.lanes();
+        for (int i = 1; i < lanes; i++) {
+            paths[i].numbering().dropPlacedElsewhere(paths[i].upConnection(), MISPLACED);
+        }
+    }
+
+    /**
+     * On the accepting side, once the peer said SPORT_IDX: drops connections that sit on a path their source port does
+     * not name. They were placed on the first free path before the peer's probe arrived (a 7.x kernel that already
+     * knew the number of paths opens them all at once, and any may come first); the peer reconnects them and each
+     * then lands on its own path. Kernels from 7.0 drop a misplaced path 0 the same way.
+     */
+    void dropMisplaced() {
+        if (connection.initiates() || !multipath.peerEncodesPaths()) {
+            return;
+        }
+        for (int i = 0; i < paths.length; i++) {
+            TransportConnection tc = paths[i].transportConnection();
+            int port = tc == null ? i : tc.remoteAddress().getPort();
+            if (port % TransportInstance.PATH_PORT_MODULUS != i) {
+                paths[i].numbering().dropConnection(tc, "the peer's port " + port + " names path "
+                        + port % TransportInstance.PATH_PORT_MODULUS + ", not " + i);
+            }
+        }
+    }
+
+    /** Runs {@code task} on the connection's I/O thread after {@code nanos}, unless the stack is closing. */
+    private void after(long nanos, Runnable task) {
+        connection.schedule(task, nanos);
+    }
+}

@@ -1,0 +1,205 @@
+package org.rds4j.core.socket;
+
+import org.rds4j.core.stack.RdsCounters;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.rds4j.EagainException;
+import org.rds4j.EbadfException;
+import org.rds4j.EintrException;
+import org.rds4j.EtimedoutException;
+import org.rds4j.core.stack.RdsCounters.Counter;
+import org.rds4j.core.util.SpinningLock;
+import org.rds4j.core.util.WaitQueue;
+
+/**
+ * A socket's send budget: payload bytes (and messages) queued and not yet released by the peer. The kernel's
+ * {@code rs_snd_bytes} against half of {@code SO_SNDBUF}: a send is accepted while less than the budget is in use, so
+ * the last one may overshoot.
+ *
+ * <p>The common case takes no lock: a sender reserves with one compare-and-set (bytes and messages share one word),
+ * the I/O thread releases with one atomic add per acknowledgement batch. The lock and its wait queue are only for
+ * senders that must wait (a full budget) and {@link #awaitEmpty}; a releaser takes it only when someone waits. The
+ * waiter counts itself before it re-checks the budget and the releaser subtracts before it reads the count (both
+ * volatile), so no wake-up is lost.
+ */
+public final class SendBuffer {
+    /**
+     * Where the message count starts in {@link #queued}: below it the bytes, which stay under the budget plus one
+     * message (a budget is at most an {@code int}, a message at most 1 MiB), so 36 bits hold them.
+     */
+    private static final int MESSAGE_SHIFT = 36;
+    private static final long BYTES_MASK = (1L << MESSAGE_SHIFT) - 1;
+    private static final long ONE_MESSAGE = 1L << MESSAGE_SHIFT;
+    /**
+     * The most messages a socket may have queued: 2^27 - 1, so the count never reaches the sign bit. Zero-length
+     * messages take no budget, so only this bounds them; a sender that finds it reached waits as for a full budget
+     * (about 134 million messages, far more than a heap holds).
+     */
+    static final long MAX_MESSAGES = (1L << (63 - MESSAGE_SHIFT)) - 1;
+
+    /**
+     * Bytes and messages queued, in one word: the low {@link #MESSAGE_SHIFT} bits the bytes, the rest the messages.
+     * One compare-and-set takes room for both; as two atomics they were two locked instructions per send.
+     */
+    private final AtomicLong queued = new AtomicLong();
+    private final ReentrantLock lock = new SpinningLock();
+    private final WaitQueue changed = new WaitQueue();
+    private final RdsCounters counters;
+    private volatile int waiters;
+    private volatile long budget;
+
+    SendBuffer(RdsCounters counters, long budget) {
+        this.counters = counters;
+        this.budget = budget;
+    }
+
+    public long budget() {
+        return budget;
+    }
+
+    /** A new SO_SNDBUF: wakes waiting senders, which may now fit. */
+    void budget(long b) {
+        this.budget = b;
+        wakeAll();
+    }
+
+    public long queuedBytes() {
+        return queued.get() & BYTES_MASK;
+    }
+
+    public long queuedMessages() {
+        return queued.get() >>> MESSAGE_SHIFT;
+    }
+
+    /** Whether {@code state} leaves room for one more message under {@code budget}. */
+    private static boolean room(long state, long budget) {
+        return (state & BYTES_MASK) < budget && (state >>> MESSAGE_SHIFT) < MAX_MESSAGES;
+    }
+
+    boolean hasRoom() {
+        return room(queued.get(), budget);
+    }
+
+    /**
+     * Takes room for a message of {@code len} bytes, waiting for it if {@code blocking} (up to {@code timeoutNanos},
+     * 0 for ever).
+     *
+     * @return whether the buffer was at least half full: the message then asks for a prompt acknowledgement, as the
+     *         kernel marks it ACK_REQUIRED
+     */
+    boolean reserve(int len, boolean blocking, long timeoutNanos, CoreSocket socket) throws java.io.IOException {
+        int ask = tryReserve(len);
+        return ask >= 0 ? ask > 0 : reserveSlow(len, blocking, timeoutNanos, socket);
+    }
+
+    /**
+     * Takes room for a message of {@code len} bytes if there is some now; never waits.
+     *
+     * @return -1 if there is no room (nothing taken); else 1 if the budget was at least half full (ask for a prompt
+     *         acknowledgement, as {@link #reserve} says), 0 if not
+     */
+    int tryReserve(int len) {
+        long b = budget;
+        long s = queued.get();
+        if (room(s, b) && queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
+            return (s & BYTES_MASK) >= b / 2 ? 1 : 0;
+        }
+        return -1;
+    }
+
+    private boolean reserveSlow(int len, boolean blocking, long timeoutNanos, CoreSocket socket)
+            throws java.io.IOException {
+        long deadline = timeoutNanos == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
+        boolean counted = false;
+        lock.lock();
+        waiters++;
+        try {
+            while (true) {
+                socket.checkOpen();
+                long b = budget;
+                long s = queued.get();
+                long q = s & BYTES_MASK;
+                if (room(s, b)) {
+                    if (queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
+                        return q >= b / 2;
+                    }
+                    continue;
+                }
+                if (!counted) {
+                    counters.increment(Counter.SEND_QUEUE_FULL);
+                    counted = true;
+                }
+                if (!blocking) {
+                    if (q < b) {
+                        throw new EagainException("the socket has " + MAX_MESSAGES + " messages queued, the most it"
+                                + " may; retry when earlier messages have left");
+                    }
+                    throw new EagainException("the send buffer is full (" + q + " of " + b + " bytes queued);"
+                            + " retry when earlier messages have left, or raise SO_SNDBUF");
+                }
+                long left = deadline == Long.MAX_VALUE ? TimeUnit.MILLISECONDS.toNanos(100)
+                        : deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new EtimedoutException("the send buffer stayed full for SO_SNDTIMEO");
+                }
+                changed.await(lock, left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EintrException("interrupted while waiting for send-buffer space; nothing was sent");
+        } finally {
+            waiters--;
+            lock.unlock();
+        }
+    }
+
+    /** Gives back room for {@code count} messages of {@code len} bytes in all; wakes waiters if any. */
+    void release(int count, long len) {
+        queued.addAndGet(-(len + count * ONE_MESSAGE));
+        if (waiters > 0) {
+            wakeAll();
+        }
+    }
+
+    /** Waits until every message queued has been released; false if the timeout passed first. */
+    boolean awaitEmpty(long timeoutNanos, CoreSocket socket) throws EbadfException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        lock.lock();
+        waiters++;
+        try {
+            // Messages, not only bytes: zero-length messages take no bytes but must leave too.
+            while (queued.get() != 0) {
+                socket.checkOpen();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.await(lock, left);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return queued.get() == 0;
+        } finally {
+            waiters--;
+            lock.unlock();
+        }
+    }
+
+    /** Wakes everyone waiting (a release, a new budget, a close). */
+    void wakeAll() {
+        Thread last;
+        lock.lock();
+        try {
+            last = changed.signalAllAfterUnlock();
+        } finally {
+            lock.unlock();
+        }
+        if (last != null) {
+            LockSupport.unpark(last);               // after the lock: the sender wakes into a free lock
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package org.rds4j.core.stack;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A stack's statistics, named and ordered as the kernel's RDS counters ({@code rds-info -c}) so that the numbers of
+ * an rds4j host and a Linux host can be read side by side. Only counters rds4j has a meaning for are kept.
+ */
+public final class RdsCounters {
+
+    /** The counters, in the kernel's order. */
+    public enum Counter {
+        /** A connection path was reset (dropped) and will reconnect. */
+        CONN_RESET("conn_reset"),
+        /** A retransmitted message the receiver already had was dropped. */
+        RECV_DROP_OLD_SEQ("recv_drop_old_seq"),
+        /** A message arrived for a port no socket is bound to. */
+        RECV_DROP_NO_SOCK("recv_drop_no_sock"),
+        /** A message arrived for a socket that was closing. */
+        RECV_DROP_DEAD_SOCK("recv_drop_dead_sock"),
+        /** A message was returned by {@code receive()}. */
+        RECV_DELIVERED("recv_delivered"),
+        /** A message was queued on a socket. */
+        RECV_QUEUED("recv_queued"),
+        /** A ping (message to port 0) was answered. */
+        RECV_PING("recv_ping"),
+        /** {@code send()} found the send buffer full. */
+        SEND_QUEUE_FULL("send_queue_full"),
+        /** A message was queued for sending. */
+        SEND_QUEUED("send_queued"),
+        /** A pong or multipath probe was queued. */
+        SEND_PONG("send_pong"),
+        /** A congestion-map update was queued for sending. */
+        CONG_UPDATE_QUEUED("cong_update_queued"),
+        /** A peer's congestion map arrived. */
+        CONG_UPDATE_RECEIVED("cong_update_received"),
+        /** A non-blocking send failed with ENOBUFS: the destination port was congested. */
+        CONG_SEND_ERROR("cong_send_error"),
+        /** A blocking send waited for a congested port. */
+        CONG_SEND_BLOCKED("cong_send_blocked"),
+        /** Payload bytes queued on sockets. */
+        RECV_BYTES_ADDED_TO_SOCK("recv_bytes_added_to_sock"),
+        /** Payload bytes taken off sockets. */
+        RECV_BYTES_FREED_FROMSOCK("recv_bytes_freed_fromsock"),
+        /** rds4j: messages sent again after a path reset (the kernel counts no such thing over TCP). */
+        SEND_RETRANSMITTED("send_retransmitted"),
+        /** rds4j: a peer sent a stream that is not RDS (the connection was dropped). */
+        RECV_PROTOCOL_ERROR("recv_protocol_error"),
+        /** rds4j: ack-only messages sent to an acknowledging (rds4j) peer. */
+        ACK_SENT("ack_sent"),
+        /** rds4j: acknowledgements received (a non-zero h_ack, or the pong to one of our acknowledgement pings). */
+        ACK_RECEIVED("ack_received"),
+        /** rds4j: pings sent to learn what the peer has (kernel peers never acknowledge over TCP). */
+        ACK_PING_SENT("ack_ping_sent"),
+        /** rds4j: unacknowledged messages discarded because the peer restarted (the kernel's FLUSH). */
+        SEND_FLUSHED("send_flushed"),
+        /** rds4j: connections dropped because the peer stayed silent for the liveness interval. */
+        CONN_DEAD_PEER("conn_dead_peer"),
+        /** The lanes had opened and path 0 had not yet caught up: the other paths held their messages. */
+        MPRDS_CATCHUP_TX0_RETRIES("mprds_catchup_tx0_retries"),
+        /** rds4j: a connection the peer opened was refused because no path was free for it. */
+        CONN_ACCEPT_REFUSED("conn_accept_refused"),
+        /** rds4j: an acknowledgement ping went unanswered too long and was asked again. */
+        ACK_PING_EXPIRED("ack_ping_expired"),
+        /** rds4j: a peer answered no acknowledgement ping for seconds; what the path held was failed. */
+        ACK_PEER_UNRESPONSIVE("ack_peer_unresponsive"),
+        /** rds4j: a connection stopped reading because its peer had more unread messages queued than its bound. */
+        RECV_PEER_PAUSED("recv_peer_paused"),
+        /** rds4j: a ping went unanswered because its path already held the most pongs the peer had not acknowledged. */
+        RECV_PING_UNANSWERED("recv_ping_unanswered"),
+        /** rds4j: a connection was refused before anything was kept for its peer (allow-list, maxPeers). */
+        CONN_PEER_REFUSED("conn_peer_refused"),
+        /** rds4j: a connection was dropped because a message started on it did not complete within frameTimeout. */
+        RECV_FRAME_TIMEOUT("recv_frame_timeout");
+
+        private final String kernelName;
+
+        Counter(String kernelName) {
+            this.kernelName = kernelName;
+        }
+
+        /**
+         * The name {@code rds-info -c} prints.
+         *
+         * @return the kernel's name of the counter, such as {@code conn_reset}
+         */
+        public String kernelName() {
+            return kernelName;
+        }
+    }
+
+    /**
+     * One counter per 128 bytes of one array: counters that different threads bump on the message path (senders,
+     * I/O threads, readers) never share a cache line, so counting costs an uncontended atomic add instead of a line
+     * bouncing between cores (adjacent LongAdder objects shared lines, and their bases were bumped per message).
+     */
+    private static final int STRIDE = 16;
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+    private final long[] values = new long[(Counter.values().length + 1) * STRIDE];
+
+    /**
+     * Adds one to a counter. Lock-free, from any thread.
+     *
+     * @param c the counter
+     */
+    public void increment(Counter c) {
+        SLOT.getAndAdd(values, (c.ordinal() + 1) * STRIDE, 1L);
+    }
+
+    /**
+     * Adds {@code n} to a counter, such as a byte count. Lock-free, from any thread.
+     *
+     * @param c the counter
+     * @param n the amount to add
+     */
+    public void add(Counter c, long n) {
+        SLOT.getAndAdd(values, (c.ordinal() + 1) * STRIDE, n);
+    }
+
+    /**
+     * A counter's value.
+     *
+     * @param c the counter
+     * @return its total since the stack started
+     */
+    public long get(Counter c) {
+        return (long) SLOT.getVolatile(values, (c.ordinal() + 1) * STRIDE);
+    }
+
+    /**
+     * A snapshot, keyed by kernel name, in the kernel's order.
+     *
+     * @return a new map from each counter's kernel name to its value
+     */
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (Counter c : Counter.values()) {
+            m.put(c.kernelName(), get(c));
+        }
+        return m;
+    }
+}

@@ -10,13 +10,12 @@
 # re-packed (under 2 s).
 #
 # Environment:
-#   RDS4J_KERNEL          6.1 (default: bookworm's kernel, installed on the host),
-#                         6.12 (trixie's) or 7.2 (sid's), both fetched as Debian
-#                         packages into target/kernels/VERSION, never installed
+#   RDS4J_KERNEL          6.1 (default: bookworm's), 6.12 (trixie's) or 7.2 (sid's),
+#                         each fetched as Debian packages into target/kernels/VERSION,
+#                         never installed: the host's own kernels play no part
 #   RDS4J_KERNEL_REFRESH  1: look for the suite's newest kernel again
-#   RDS4J_KVER            with 6.1, the installed kernel version to use (default:
-#                         newest installed kernel that ships rds_tcp.ko and has a
-#                         /boot/vmlinuz)
+#   RDS4J_KVER            instead of a fetched kernel, an installed one to boot (a
+#                         version with rds_tcp.ko and a /boot/vmlinuz)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,7 +29,7 @@ die() { echo "setup: ERROR: $*" >&2; exit 1; }
 
 # --- 1. packages -----------------------------------------------------------
 # Checked one by one so a machine that already has them never touches apt.
-PKGS=(linux-image-amd64 qemu-system-x86 busybox-static gcc libc6-dev iproute2
+PKGS=(qemu-system-x86 busybox-static gcc libc6-dev iproute2
       cpio gzip kmod xz-utils util-linux coreutils procps tcpdump)
 missing=()
 for p in "${PKGS[@]}"; do
@@ -51,18 +50,19 @@ else
 fi
 
 # --- 2. kernel choice ------------------------------------------------------
-# RDS4J_KERNEL picks the kernel generation.  6.1 is bookworm's, installed on this host by step 1.  Newer ones come
-# from Debian packages of a later suite, fetched with a private apt configuration (its own sources list, lists and
+# RDS4J_KERNEL picks the kernel generation; each comes from the Debian packages of its suite, fetched with a private apt configuration (its own sources list, lists and
 # cache under target/apt/SUITE; the host's /etc/apt is never changed and nothing is installed) and unpacked with
 # dpkg-deb into target/kernels/VERSION.  Once unpacked, a kernel is reused without network access;
 # RDS4J_KERNEL_REFRESH=1 asks the suite for its newest kernel again.
 KERNEL_GEN="${RDS4J_KERNEL:-6.1}"
 case "$KERNEL_GEN" in
-    6.1)  SUITE="" ;;
+    6.1)  SUITE=bookworm ;;
     6.12) SUITE=trixie ;;
     7.2)  SUITE=sid ;;
-    *) die "RDS4J_KERNEL=$KERNEL_GEN: known generations are 6.1 (bookworm, host), 6.12 (trixie) and 7.2 (sid)" ;;
+    *) die "RDS4J_KERNEL=$KERNEL_GEN: known generations are 6.1 (bookworm), 6.12 (trixie) and 7.2 (sid)" ;;
 esac
+# An installed kernel instead, by hand only: whatever else /boot holds never decides which kernel a run boots.
+[ -z "${RDS4J_KVER:-}" ] || SUITE=
 KTARGET="$TARGET/kernel-$KERNEL_GEN"
 mkdir -p "$KTARGET"
 
@@ -96,20 +96,8 @@ resolve_packages() {
 }
 
 if [ -z "$SUITE" ]; then
-    pick_kernel() {
-        local d v best=""
-        for d in /lib/modules/*; do
-            v="$(basename "$d")"
-            [ -e "/boot/vmlinuz-$v" ] || continue
-            # rds_tcp may be stored compressed on newer Debian kernels.
-            ls "$d"/kernel/net/rds/rds_tcp.ko* >/dev/null 2>&1 || continue
-            best="$(printf '%s\n%s\n' "$best" "$v" | sed '/^$/d' | sort -V | tail -1)"
-        done
-        echo "$best"
-    }
-    KVER="${RDS4J_KVER:-$(pick_kernel)}"
-    [ -n "$KVER" ] || die "no installed kernel with rds_tcp.ko and /boot/vmlinuz found"
-    [ -e "/boot/vmlinuz-$KVER" ] || die "/boot/vmlinuz-$KVER missing"
+    KVER="$RDS4J_KVER"
+    [ -e "/boot/vmlinuz-$KVER" ] || die "RDS4J_KVER=$KVER: /boot/vmlinuz-$KVER missing"
     MODROOT=/
     VMLINUZ="/boot/vmlinuz-$KVER"
     PACKAGES="$(dpkg -S "/boot/vmlinuz-$KVER" | cut -d: -f1 | while read -r p; do

@@ -16,6 +16,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.spi.FrameSink;
+import org.rds4j.core.testkit.Seeds;
 import org.rds4j.core.wire.HeaderEncoder;
 import org.rds4j.core.wire.RdsHeader;
 
@@ -224,7 +225,7 @@ class MessageRunTest {
      */
     @Test
     void aSealRacingAppendsKeepsExactlyTheAppendedMessages() throws Exception {
-        long seed = System.nanoTime();
+        long seed = Seeds.seed();
         Random random = new Random(seed);
         for (int round = 0; round < 2_000; round++) {
             OutgoingMessage m = new OutgoingMessage().fillRun(1, 2, bytes(4, 0), null, MessageRun.MAX_BYTES);

@@ -33,6 +33,7 @@ import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.path.PostedBuffer;
 import org.rds4j.core.spi.ReadTarget;
+import org.rds4j.core.testkit.Seeds;
 import org.rds4j.core.wire.RdsHeader;
 
 /**
@@ -53,7 +54,7 @@ class PostedReceiveTest {
     private static final int SIZE = 3 * PostedBuffer.MIN + 123;          // large enough to be decoded in place
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final long seed = System.nanoTime();
+    private final long seed = Seeds.seed();
     private final Random random = new Random(seed);
     private final ExecutorService readerThread = Executors.newSingleThreadExecutor();
     private CoreStack stack;

@@ -95,8 +95,8 @@ final class CellRunner {
             RoundTripPhase[] roundTrips = new RoundTripPhase[pairs];
             for (int p = 0; p < pairs; p++) {
                 String suffix = pairs == 1 ? "" : "-" + p;
-                a.add(new Worker("bench-" + contender.name() + "-a" + suffix));
-                b.add(new Worker("bench-" + contender.name() + "-b" + suffix));
+                a.add(new Worker(ThreadCpuMeter.HARNESS_PREFIX + contender.name() + "-a" + suffix));
+                b.add(new Worker(ThreadCpuMeter.HARNESS_PREFIX + contender.name() + "-b" + suffix));
                 // Each pair's threads stamp and receive into buffers of their own.
                 ByteBuffer message = Payload.newMessage(size);
                 ByteBuffer receivedByA = ByteBuffer.allocateDirect(Math.max(size, ThroughputPhase.ACK_SIZE));

@@ -102,8 +102,8 @@ final class ThreadCpuMeter {
     }
 
     /**
-     * The lines {@code --threads} prints for a cell: each thread with at least {@link #MIN_SHARE} of a core, the
-     * others summed, and all of them, as a share of one core over the phase and as CPU nanoseconds per message.
+     * The lines {@code --threads} prints for a cell: the harness's own sender and receiver ({@code bench-*}) always,
+     * each other thread with at least {@link #MIN_SHARE} of a core, the others summed, and all of them, as a share of one core over the phase and as CPU nanoseconds per message.
      *
      * @param threads the phase's threads, from {@link #between}
      * @param phaseNanos the phase's wall time
@@ -113,6 +113,9 @@ final class ThreadCpuMeter {
      *     and to threads that ended
      * @return the lines, indented, without line ends
      */
+    /** The harness's worker threads' names start so: a reader looks for them, however little they used. */
+    static final String HARNESS_PREFIX = "bench-";
+
     static List<String> describe(List<ThreadCpu> threads, long phaseNanos, long messages, long processCpuNanos) {
         List<String> out = new ArrayList<>();
         if (threads.isEmpty() || phaseNanos <= 0 || messages <= 0) {
@@ -126,7 +129,7 @@ final class ThreadCpuMeter {
         long all = 0;
         for (ThreadCpu t : threads) {
             all += t.cpuNanos();
-            if ((double) t.cpuNanos() / phaseNanos >= MIN_SHARE) {
+            if (t.name().startsWith(HARNESS_PREFIX) || (double) t.cpuNanos() / phaseNanos >= MIN_SHARE) {
                 out.add(line(t.name(), t.cpuNanos(), phaseNanos, messages));
             } else {
                 rest += t.cpuNanos();

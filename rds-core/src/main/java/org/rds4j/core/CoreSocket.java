@@ -437,6 +437,11 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
     }
 
     @Override
+    public org.rds4j.core.spi.OffHeapMemory offHeap() {
+        return stack.offHeap();
+    }
+
+    @Override
     public boolean isClosed() {
         return closed;
     }

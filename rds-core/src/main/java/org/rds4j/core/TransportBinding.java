@@ -97,6 +97,11 @@ final class TransportBinding implements TransportHost {
     }
 
     @Override
+    public org.rds4j.core.spi.OffHeapMemory offHeap() {
+        return stack.offHeap();
+    }
+
+    @Override
     public ScheduledExecutorService scheduler() {
         return stack.scheduler();
     }

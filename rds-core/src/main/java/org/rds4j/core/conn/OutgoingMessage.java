@@ -117,7 +117,7 @@ public final class OutgoingMessage {
             if (o != null) {
                 o.free();
             }
-            o = new MessageBuffer(capacityFor(capacity), owner.offHeap());
+            o = new MessageBuffer(capacityFor(capacity), owner != null ? owner.offHeap() : null);
             own = o;
         }
         ByteBuffer p = o.bytes;

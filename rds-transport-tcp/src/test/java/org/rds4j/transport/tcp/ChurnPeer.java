@@ -59,7 +59,7 @@ public final class ChurnPeer implements AutoCloseable {
      * @param idle connections to hold open without a word
      * @param addresses how many source addresses, {@code net.1} on
      */
-    ChurnPeer(InetAddress victim, int tcpPort, int dataPort, int rate, long total, int idle, int addresses, String net,
+    public ChurnPeer(InetAddress victim, int tcpPort, int dataPort, int rate, long total, int idle, int addresses, String net,
             int threadCount, long seed) {
         if (!victim.isLoopbackAddress() || !net.startsWith("127.")) {
             throw new IllegalArgumentException("the churn peer targets 127.0.0.0/8 only");
@@ -83,7 +83,7 @@ public final class ChurnPeer implements AutoCloseable {
     }
 
     /** Starts the threads; returns this. */
-    ChurnPeer start() {
+    public ChurnPeer start() {
         for (Thread t : threads) {
             t.setDaemon(true);
             t.start();
@@ -96,11 +96,11 @@ public final class ChurnPeer implements AutoCloseable {
         return total > 0 && started.get() >= total;
     }
 
-    long connected() {
+    public long connected() {
         return connected.get();
     }
 
-    long failed() {
+    public long failed() {
         return failed.get();
     }
 
@@ -125,7 +125,7 @@ public final class ChurnPeer implements AutoCloseable {
         }
     }
 
-    String summary() {
+    public String summary() {
         double s = (System.nanoTime() - startNanos) / 1e9;
         return String.format("churn: %d connections in %.1f s (%.0f/s), %d refused or failed, %d with a corrupted"
                 + " frame, %d frames, %d idle connections opened; seed %d", connected.get(), s, connected.get() / s,

@@ -264,8 +264,8 @@ public final class RdsStackConfig {
      * reaches {@link #OFF_HEAP_SHED_PERCENT} percent of it, the stack refuses connections from peers it does not keep
      * yet (the newest first: they are refused until the count is back under), counted in {@code conn_peer_refused}
      * and {@link RdsMemoryInfo#refusals()} and logged at most once a minute; connections it keeps go on being read and
-     * written, and a large message's buffer is then taken from the heap instead. Buffers a connection holds go back to
-     * the pool when it closes. 128 MiB unless set: a receiver with the JVM's default options then stays well under
+     * written. The large messages' direct buffers may take half of the bound; past that a new one is taken from the
+     * heap instead (counted as a refusal too). Buffers a connection holds go back to the pool when it closes. 128 MiB unless set: a receiver with the JVM's default options then stays well under
      * 512 MB resident however many connections peers open and close (docs/buffers-and-congestion.md).
      *
      * @return the bound in bytes

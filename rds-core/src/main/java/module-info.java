@@ -7,6 +7,8 @@ module org.rds4j.core {
     requires org.slf4j;
     // A stack's MBean (StackMBean): what ./rds4j info and JMX clients read.
     requires java.management;
+    // sun.misc.Unsafe.invokeCleaner: frees a direct buffer the stack is done with at once (OffHeapMemory).
+    requires jdk.unsupported;
 
     // The engine is internal; the TCP transport's tests inspect a stack's connections.
     exports org.rds4j.core.stack to org.rds4j.transport.tcp;

@@ -26,6 +26,8 @@ public final class RdsStackConfig {
     public static final int RDS_TCP_PORT = 16385;
     /** Linux's usual {@code net.core.wmem_default} and {@code rmem_default}. */
     public static final int DEFAULT_SOCKET_BUFFER = 212_992;
+    /** The share of {@link #offHeapBytes()}, in percent, from which new peers are refused. */
+    public static final int OFF_HEAP_SHED_PERCENT = 75;
 
     private final String name;
     private final int tcpPort;
@@ -42,6 +44,7 @@ public final class RdsStackConfig {
     private final int maxSocketBuffer;
     private final long peerReceiveBytes;
     private final long stackReceiveBytes;
+    private final long offHeapBytes;
     private final List<RdsAddressPrefix> allowedPeers;
     private final int maxPeers;
     private final Duration idlePeerTimeout;
@@ -65,6 +68,7 @@ public final class RdsStackConfig {
         this.maxSocketBuffer = b.maxSocketBuffer;
         this.peerReceiveBytes = b.peerReceiveBytes;
         this.stackReceiveBytes = b.stackReceiveBytes;
+        this.offHeapBytes = b.offHeapBytes;
         this.allowedPeers = List.copyOf(b.allowedPeers);
         this.maxPeers = b.maxPeers;
         this.idlePeerTimeout = b.idlePeerTimeout;
@@ -254,6 +258,23 @@ public final class RdsStackConfig {
     }
 
     /**
+     * The most direct (off-heap) memory the stack's buffers may take: its transports' pools (TCP's read buffers,
+     * write batches and TLS buffers) and the direct payload buffers of large messages. Counted in
+     * {@link RdsStack#info()} ({@link RdsMemoryInfo}), the stack's MBean and {@code rds4j info}. When the count
+     * reaches {@link #OFF_HEAP_SHED_PERCENT} percent of it, the stack refuses connections from peers it does not keep
+     * yet (the newest first: they are refused until the count is back under), counted in {@code conn_peer_refused}
+     * and {@link RdsMemoryInfo#refusals()} and logged at most once a minute; connections it keeps go on being read and
+     * written. The large messages' direct buffers may take half of the bound; past that a new one is taken from the
+     * heap instead (counted as a refusal too). Buffers a connection holds go back to the pool when it closes. 128 MiB unless set: a receiver with the JVM's default options then stays well under
+     * 512 MB resident however many connections peers open and close (docs/buffers-and-congestion.md).
+     *
+     * @return the bound in bytes
+     */
+    public long offHeapBytes() {
+        return offHeapBytes;
+    }
+
+    /**
      * The peers this stack talks to, as address prefixes; empty (the default) for any, as the kernel's RDS. A
      * connection from an address outside them is refused (reset) before the stack keeps anything for it, counted
      * ({@code conn_peer_refused}) and logged at most once a minute; a send to such an address fails with
@@ -354,6 +375,7 @@ public final class RdsStackConfig {
         private int maxSocketBuffer = 16 * 1024 * 1024;
         private long peerReceiveBytes = 64L * 1024 * 1024;
         private long stackReceiveBytes = 256L * 1024 * 1024;
+        private long offHeapBytes = 128L * 1024 * 1024;
         private final List<RdsAddressPrefix> allowedPeers = new ArrayList<>();
         private int maxPeers = 4096;
         private Duration idlePeerTimeout = Duration.ofSeconds(5);
@@ -538,6 +560,21 @@ public final class RdsStackConfig {
                 throw new IllegalArgumentException("stackReceiveBytes must be at least 65536 (64 KiB), was " + bytes);
             }
             this.stackReceiveBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Sets the most direct memory the stack's buffers may take, see {@link RdsStackConfig#offHeapBytes()}.
+         *
+         * @param bytes at least 8 MiB; 128 MiB unless set
+         * @return this builder
+         */
+        public Builder offHeapBytes(long bytes) {
+            if (bytes < 8L * 1024 * 1024) {
+                throw new IllegalArgumentException("offHeapBytes must be at least 8388608 (8 MiB): one pool chunk per"
+                        + " I/O thread and the buffers of a few connections; was " + bytes);
+            }
+            this.offHeapBytes = bytes;
             return this;
         }
 

@@ -22,10 +22,11 @@ import java.util.Objects;
  * @param sockets the open sockets, in no particular order
  * @param congestionMaps the congestion maps the stack keeps, its own addresses' and its peers'
  * @param counters the counters by kernel name, in the kernel's order ({@link RdsStack#counters()})
+ * @param memory the direct memory the stack's buffers take, against its bound
  */
 public record RdsStackInfo(String name, long generation, Instant takenAt, List<RdsConnectionInfo> connections,
                            List<RdsSocketInfo> sockets, List<RdsCongestionMapInfo> congestionMaps,
-                           Map<String, Long> counters) {
+                           Map<String, Long> counters, RdsMemoryInfo memory) {
     /**
      * Checks and copies the parts, so that the snapshot never changes.
      *
@@ -36,10 +37,12 @@ public record RdsStackInfo(String name, long generation, Instant takenAt, List<R
      * @param sockets the sockets
      * @param congestionMaps the congestion maps
      * @param counters the counters, in the order to keep
+     * @param memory the direct memory figures
      */
     public RdsStackInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(takenAt, "takenAt");
+        Objects.requireNonNull(memory, "memory");
         connections = List.copyOf(connections);
         sockets = List.copyOf(sockets);
         congestionMaps = List.copyOf(congestionMaps);

@@ -13,7 +13,8 @@ import javax.management.MBeanServerConnection;
  */
 final class InfoCommand implements Command {
     /** The sources, in the order rds-info prints them when no option names any (its table's order). */
-    private static final List<String> SOURCES = List.of("I", "T", "c", "g", "k", "n", "r", "s", "t");
+    private static final List<String> SOURCES = List.of("I", "T", "c", "g", "k", "m", "n", "r", "s",
+            "t");
 
     @Override
     public String name() {
@@ -27,7 +28,7 @@ final class InfoCommand implements Command {
 
     @Override
     public String usage() {
-        return "usage: rds4j info (--pid PID | --jmx URL) [-ITcgknrst] [--stack NAME]\n\n"
+        return "usage: rds4j info (--pid PID | --jmx URL) [-ITcgkmnrst] [--stack NAME]\n\n"
                 + "Prints what the rds4j stacks of a running JVM hold, as the kernel's rds-info prints Linux RDS,\n"
                 + "read from each stack's JMX MBean (org.rds4j:type=Stack,name=NAME). The options limit the output\n"
                 + "to the sources they name; with none, every source but -I is printed.\n\n"
@@ -38,6 +39,8 @@ final class InfoCommand implements Command {
                 + "  -c               counters (kernel names)\n"
                 + "  -k               sockets: bound address, send and receive budgets, bytes queued each way,\n"
                 + "                   congestion\n"
+                + "  -m               off-heap memory of the stack's buffers: bytes in use, high-water mark,\n"
+                + "                   bound (offHeapBytes), refusals\n"
                 + "  -n               connections: one line per path, next TX and RX sequence numbers, flags\n"
                 + "                   (s: messages wait to be written, c: connecting, C: connected), resets, the\n"
                 + "                   peer's NPATHS and generation\n"
@@ -103,6 +106,7 @@ final class InfoCommand implements Command {
                     case "c" -> p.counters(s.counters());
                     case "g" -> p.congestionMaps(s.congestionMaps());
                     case "k" -> p.sockets(s.sockets());
+                    case "m" -> p.offHeap(s.offHeap());
                     case "n" -> p.connections(s.paths());
                     case "r" -> p.receiveQueue(s.sockets());
                     case "s" -> p.queue("Send", "queuedMessages", "queuedBytes", s.paths());

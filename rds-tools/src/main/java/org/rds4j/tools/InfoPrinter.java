@@ -28,6 +28,21 @@ final class InfoPrinter {
     }
 
     /**
+     * {@code -m}: rds4j's own: the direct memory of the stack's buffers against its bound (RdsMemoryInfo), or a line
+     * saying the stack does not report it (an rds4j older than the figures).
+     */
+    void offHeap(CompositeData m) {
+        out.printf(Locale.ROOT, "%nOff-heap memory:%n");
+        if (m == null) {
+            out.printf(Locale.ROOT, "  not reported by this stack%n");
+            return;
+        }
+        out.printf(Locale.ROOT, "%16s %16s %16s %10s%n", "InUse", "HighWater", "Bound", "Refusals");
+        out.printf(Locale.ROOT, "%16d %16d %16d %10d%n", (Long) m.get("inUse"), (Long) m.get("highWater"),
+                (Long) m.get("bound"), (Long) m.get("refusals"));
+    }
+
+    /**
      * {@code -k}: rds-info's "RDS Sockets:" with BoundAddr, BPort, SndBuf and RcvBuf (the budgets: half of
      * SO_SNDBUF and SO_RCVBUF, as the kernel reports them); rds4j sockets never connect, so ConnAddr and CPort are
      * left out, and have no inode. Then the bytes queued each way and the congestion columns.

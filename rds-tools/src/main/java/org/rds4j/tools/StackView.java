@@ -20,9 +20,10 @@ import javax.management.openmbean.CompositeData;
  * @param paths one row per path of each connection, items named as the MBean's {@code Connections}
  * @param sockets one row per socket, as the MBean's {@code Sockets}
  * @param congestionMaps one row per map, as the MBean's {@code CongestionMaps}
+ * @param offHeap the MBean's {@code OffHeap}, or {@code null} if the stack does not report it
  */
 record StackView(ObjectName objectName, String name, Map<String, Long> counters, List<CompositeData> paths,
-                 List<CompositeData> sockets, List<CompositeData> congestionMaps) {
+                 List<CompositeData> sockets, List<CompositeData> congestionMaps, CompositeData offHeap) {
     /** The pattern every rds4j stack's MBean name matches. */
     static final String PATTERN = "org.rds4j:type=Stack,*";
 
@@ -51,8 +52,14 @@ record StackView(ObjectName objectName, String name, Map<String, Long> counters,
                 ordered.put(c, ((Number) counters.get(c)).longValue());
             }
         }
+        CompositeData offHeap;
+        try {
+            offHeap = (CompositeData) server.getAttribute(n, "OffHeap");
+        } catch (javax.management.AttributeNotFoundException older) {
+            offHeap = null;                          // a stack from before the off-heap figures
+        }
         return new StackView(n, name, ordered, rows(server, n, "Connections"), rows(server, n, "Sockets"),
-                rows(server, n, "CongestionMaps"));
+                rows(server, n, "CongestionMaps"), offHeap);
     }
 
     private static List<CompositeData> rows(MBeanServerConnection server, ObjectName n, String attribute)

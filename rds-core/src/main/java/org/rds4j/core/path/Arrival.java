@@ -41,6 +41,8 @@ public final class Arrival implements ReadTarget {
     PostedBuffer posted;
     /** Taken by its reader with the payload already in the reader's buffer: nothing to copy. */
     boolean inPlace;
+    /** {@link #payload} as the stack's off-heap account gave it, freed when replaced; {@code null} if not from it. */
+    private org.rds4j.core.spi.OffHeapMemory.Block block;
     /** The transport's object kept with {@link #payload} ({@link ReadTarget#attach}); dropped with the buffer. */
     private Object attachment;
     /** Messages in this run, 0 for an arrival of one message (the buffer's limit is then its length). */
@@ -83,11 +85,37 @@ public final class Arrival implements ReadTarget {
      * @return the buffer to fill, reused when large enough
      */
     public ByteBuffer prepare(int length, int room) {
+        return prepare(length, room, null);
+    }
+
+    /**
+     * {@link #prepare(int, int)}, a new direct buffer taken from {@code offHeap} (which gives a heap buffer past its
+     * bound: the payload is then decoded out of the read buffer instead of read in place).
+     *
+     * @param length the payload size in bytes
+     * @param room the least capacity wanted, 0 for what the length needs
+     * @param offHeap the stack's off-heap account, {@code null} for none
+     * @return the buffer to fill, reused when large enough
+     */
+    public ByteBuffer prepare(int length, int room, org.rds4j.core.spi.OffHeapMemory offHeap) {
         ByteBuffer p = payload;
         if (p == null || p.capacity() < length || p.capacity() < room) {
             int c = OutgoingMessage.capacityFor(Math.max(length, room));
             // Direct from the size where a transport may read the payload straight into it (ReadTarget).
-            p = length >= PostedBuffer.MIN ? ByteBuffer.allocateDirect(c) : ByteBuffer.allocate(c);
+            if (block != null) {
+                // The arrival is its one owner (its reader copied the last message out before recycling it), so its
+                // direct memory goes back now rather than when a collection happens to run its cleaner.
+                block.free();
+                block = null;
+            }
+            if (length < PostedBuffer.MIN) {
+                p = ByteBuffer.allocate(c);
+            } else if (offHeap != null) {
+                block = offHeap.allocate(c);
+                p = block.buffer;
+            } else {
+                p = ByteBuffer.allocateDirect(c);
+            }
             payload = p;
             attachment = null;
         }

@@ -1,6 +1,7 @@
 package org.rds4j.core.path;
 
 import java.nio.ByteBuffer;
+import org.rds4j.core.spi.OffHeapMemory;
 import org.rds4j.core.spi.PayloadLoan;
 
 /**
@@ -18,9 +19,27 @@ final class MessageBuffer extends Loan {
     static final int DIRECT_MIN = 32 * 1024;
 
     final ByteBuffer bytes;
+    /** {@link #bytes} as the stack's off-heap account gave it; {@code null} if not from it. */
+    private final OffHeapMemory.Block block;
 
-    MessageBuffer(int capacity) {
-        this.bytes = capacity >= DIRECT_MIN ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
+    /**
+     * @param offHeap the stack's account of direct memory, which may give a heap buffer when its bound is reached
+     *                (the message is then copied by the transport, as a small one is); {@code null} for none
+     */
+    MessageBuffer(int capacity, OffHeapMemory offHeap) {
+        this.block = capacity >= DIRECT_MIN && offHeap != null ? offHeap.allocate(capacity) : null;
+        this.bytes = block != null ? block.buffer
+                : capacity < DIRECT_MIN ? ByteBuffer.allocate(capacity) : ByteBuffer.allocateDirect(capacity);
+    }
+
+    /**
+     * Frees the direct memory now, when its message replaces it with a larger buffer and no transport has it on loan
+     * (the message is its one owner); a buffer on loan is left to the collector.
+     */
+    void free() {
+        if (block != null && !isLent()) {
+            block.free();
+        }
     }
 
     /** Whether a transport may borrow it: direct memory only. */

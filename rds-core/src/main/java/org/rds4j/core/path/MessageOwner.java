@@ -49,4 +49,13 @@ public interface MessageOwner {
      * @param cookie the caller's number for the send
      */
     void zeroCopyCompleted(int cookie);
+
+    /**
+     * The account the direct buffers of this owner's large messages are taken from.
+     *
+     * @return the stack's off-heap account, or {@code null} to allocate direct buffers unaccounted
+     */
+    default org.rds4j.core.spi.OffHeapMemory offHeap() {
+        return null;
+    }
 }

@@ -101,7 +101,7 @@ public final class OutgoingMessage {
      * @return this message
      */
     public OutgoingMessage fill(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner) {
-        copyIn(data, data.remaining()).limit(data.remaining());
+        copyIn(data, data.remaining(), owner).limit(data.remaining());
         return init(sourcePort, destinationPort, owner);
     }
 
@@ -111,10 +111,13 @@ public final class OutgoingMessage {
      *
      * @return the buffer, its limit at its capacity
      */
-    private ByteBuffer copyIn(ByteBuffer data, int capacity) {
+    private ByteBuffer copyIn(ByteBuffer data, int capacity, MessageOwner owner) {
         MessageBuffer o = own;
         if (o == null || o.bytes.capacity() < capacity || o.isLent()) {
-            o = new MessageBuffer(capacityFor(capacity));
+            if (o != null) {
+                o.free();
+            }
+            o = new MessageBuffer(capacityFor(capacity), owner != null ? owner.offHeap() : null);
             own = o;
         }
         ByteBuffer p = o.bytes;
@@ -140,7 +143,7 @@ public final class OutgoingMessage {
      */
     public OutgoingMessage fillRun(int sourcePort, int destinationPort, ByteBuffer data, MessageOwner owner,
                                    int capacity) {
-        ByteBuffer p = copyIn(data, capacity);         // limit = capacity: appends write past the first message
+        ByteBuffer p = copyIn(data, capacity, owner);         // limit = capacity: appends write past the first message
         init(sourcePort, destinationPort, owner);
         if (run == null) {
             run = new MessageRun();

@@ -197,8 +197,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
         if (t == null || !t.isDirect() || pending == null || pendingInRun) {
             return null;
         }
-        // If the reader took its buffer back, the rest goes into the arrival, which is direct too: only a message of
-        // PostedBuffer.MIN bytes or more is decoded into a reader's buffer, and such arrivals are (Arrival#prepare).
+        // If the reader took its buffer back, the rest goes into the arrival, which is direct too (only a message of
+        // PostedBuffer.MIN bytes or more is decoded into a reader's buffer, and such arrivals are, Arrival#prepare)
+        // unless the stack's off-heap bound gave it a heap buffer: then the check above refuses the next read.
         readInPlaceBefore = beginRead();
         return pending.posted != null ? pending.posted : pending;
     }

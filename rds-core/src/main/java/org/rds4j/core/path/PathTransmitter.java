@@ -58,8 +58,12 @@ final class PathTransmitter {
         if (path.index() > 0 && mp.catchingUp()) {
             return;                               // path 0 kicks this path once it has caught up
         }
+        // The map waits until what was written before has left: a peer that stops reading would otherwise have a map
+        // (in a transport batch of its own) queued for it at every change of our ports, up to the transport's
+        // high-water mark on each connection. A map that waits goes once the connection drains (transmitted below
+        // asks for the pass), and then it is the current one, as the kernel's single queued map.
         CongestionMap map = null;
-        if (mapQueued) {
+        if (mapQueued && sink.isDrained()) {
             mapQueued = false;
             map = connection.localMap();
         }
@@ -79,9 +83,13 @@ final class PathTransmitter {
     void transmitted(PathConnection pc, long streamOffset) {
         PathConnection kick = null;
         assert connection.ownerOnly();
-        if (pc == path.currentConnection() && streamOffset >= lastPassEnd
-                && !connection.peerAcks().acknowledges()) {
-            kick = ackRequests.request(false);
+        if (pc == path.currentConnection() && streamOffset >= lastPassEnd) {
+            if (!connection.peerAcks().acknowledges()) {
+                kick = ackRequests.request(false);
+            }
+            if (kick == null && mapQueued) {
+                kick = pc;                         // a map waited for the connection to drain
+            }
         }
         if (kick != null) {
             kick.requestTransmit();

@@ -439,6 +439,11 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     }
 
     @Override
+    public org.rds4j.core.spi.OffHeapMemory offHeap() {
+        return stack.offHeap();
+    }
+
+    @Override
     public boolean isClosed() {
         return closed;
     }

@@ -94,7 +94,7 @@ public final class ReceiveQueue {
     /** An arrival for {@code length} payload bytes in a buffer of at least {@code room} ({@link Arrival#prepare}). */
     Arrival claim(int length, int room) {
         Arrival a = pool.take();
-        a.prepare(length, room);
+        a.prepare(length, room, socket.offHeap());
         return a;
     }
 

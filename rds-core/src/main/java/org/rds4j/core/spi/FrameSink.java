@@ -17,6 +17,18 @@ public interface FrameSink {
     boolean isWritable();
 
     /**
+     * Whether everything written before this pass has left the process (handed to the operating system): the core
+     * writes its congestion map only then, so that a peer that stops reading never has more than one map waiting
+     * for it in the transport, however often the map changes. A transport whose writes leave at once may keep this
+     * default.
+     *
+     * @return true when nothing written earlier waits in the transport
+     */
+    default boolean isDrained() {
+        return isWritable();
+    }
+
+    /**
      * Appends one frame: the remaining bytes of {@code header} then of {@code payload}, back to back. The sink
      * copies what it needs before returning; the buffers' positions are left unchanged.
      *

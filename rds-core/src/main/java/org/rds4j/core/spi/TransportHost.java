@@ -41,4 +41,12 @@ public interface TransportHost {
      * @return the stack's scheduler
      */
     ScheduledExecutorService scheduler();
+
+    /**
+     * The stack's account of direct memory: a transport counts its buffer pools in it ({@link OffHeapMemory#addPool})
+     * and takes them out when it closes.
+     *
+     * @return the stack's off-heap account
+     */
+    OffHeapMemory offHeap();
 }

@@ -33,6 +33,7 @@ import org.rds4j.RdsSocketInfo;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsStackInfo;
+import org.rds4j.core.spi.OffHeapMemory;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
 import org.rds4j.core.path.Addresses;
@@ -68,6 +69,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     private final Map<InetAddress, CongestionMap> localMaps = new ConcurrentHashMap<>();
     private final PeerAdmission admission;
     private final StackReceiveBudget receiveBudget;
+    private final OffHeapMemory offHeap;
     private final SnapshotSet<CoreSocket> sockets = new SnapshotSet<>(CoreSocket[]::new);
     private final RdsCounters counters = new RdsCounters();
     private final ScheduledThreadPoolExecutor scheduler;
@@ -101,7 +103,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        this.admission = new PeerAdmission(this, connections, config);
+        this.offHeap = new OffHeapMemory(config.offHeapBytes());
+        this.admission = new PeerAdmission(this, connections, config, offHeap);
         this.receiveBudget = new StackReceiveBudget(config.stackReceiveBytes());
         scheduler.scheduleWithFixedDelay(admission::reclaimIdle, 1, 1, TimeUnit.SECONDS);
         // Last: the MBean may be read from another thread as soon as it is registered.
@@ -139,7 +142,16 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     public RdsStackInfo info() {
         Instant takenAt = Instant.now();
         return new RdsStackInfo(config.name(), generation, takenAt, connectionInfos(), socketInfos(),
-                congestionInfos(), counters());
+                congestionInfos(), counters(), offHeap.info());
+    }
+
+    /**
+     * The stack's account of direct memory.
+     *
+     * @return the account against {@link RdsStackConfig#offHeapBytes()}
+     */
+    public OffHeapMemory offHeap() {
+        return offHeap;
     }
 
     /** The connections and their paths, each path read under its monitor (docs/inspection.md). */

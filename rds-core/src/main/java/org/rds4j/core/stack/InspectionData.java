@@ -21,6 +21,7 @@ import javax.management.openmbean.OpenType;
 import javax.management.openmbean.SimpleType;
 import org.rds4j.RdsCongestionMapInfo;
 import org.rds4j.RdsConnectionInfo;
+import org.rds4j.RdsMemoryInfo;
 import org.rds4j.RdsPathInfo;
 import org.rds4j.RdsSocketInfo;
 import org.rds4j.core.stack.RdsCounters.Counter;
@@ -33,12 +34,13 @@ import org.rds4j.core.stack.RdsCounters.Counter;
  */
 final class InspectionData {
     static final List<String> ATTRIBUTES = List.of("Name", "Generation", "Counters", "CounterNames", "Connections",
-            "Sockets", "CongestionMaps");
+            "Sockets", "CongestionMaps", "OffHeap");
 
     private static final CompositeType COUNTERS;
     private static final CompositeType PATH;
     private static final CompositeType SOCKET;
     private static final CompositeType CONGESTION_MAP;
+    private static final CompositeType OFF_HEAP;
     private static final OpenType<?>[] ATTRIBUTE_TYPES;
 
     static {
@@ -87,9 +89,14 @@ final class InspectionData {
                     {"address", SimpleType.STRING, "the map's address"},
                     {"local", SimpleType.BOOLEAN, "true for an address of this stack, false for a peer's"},
                     {"congestedPorts", ArrayType.getPrimitiveArrayType(int[].class), "the ports marked, ascending"}});
+            OFF_HEAP = type("org.rds4j.OffHeap", "the direct memory of the stack's buffers", new Object[][] {
+                    {"bound", SimpleType.LONG, "the bound in bytes (offHeapBytes)"},
+                    {"inUse", SimpleType.LONG, "bytes taken now: transport pools and large messages' buffers"},
+                    {"highWater", SimpleType.LONG, "the most bytes seen taken at once"},
+                    {"refusals", SimpleType.LONG, "new peers refused and buffers taken from the heap for the bound"}});
             ATTRIBUTE_TYPES = new OpenType<?>[] {SimpleType.STRING, SimpleType.LONG, COUNTERS,
                     new ArrayType<String>(1, SimpleType.STRING), new ArrayType<CompositeData>(1, PATH), new ArrayType<CompositeData>(1, SOCKET),
-                    new ArrayType<CompositeData>(1, CONGESTION_MAP)};
+                    new ArrayType<CompositeData>(1, CONGESTION_MAP), OFF_HEAP};
         } catch (OpenDataException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -102,7 +109,8 @@ final class InspectionData {
         "the counters' names in the kernel's order (a composite's items have none)",
         "one row per path of each connection (rds-info -n, -s, -t, -T)",
         "one row per socket (rds-info -k, -r)",
-        "one row per congestion map: the stack's own addresses', then its peers'"};
+        "one row per congestion map: the stack's own addresses', then its peers'",
+        "the direct memory of the stack's buffers against its bound: bound, inUse, highWater, refusals"};
 
     private InspectionData() {
     }
@@ -117,6 +125,12 @@ final class InspectionData {
             descriptions[i] = (String) items[i][2];
         }
         return new CompositeType(name, description, names, descriptions, types);
+    }
+
+    static CompositeData offHeap(RdsMemoryInfo m) throws OpenDataException {
+        return new CompositeDataSupport(OFF_HEAP,
+                new String[] {"bound", "inUse", "highWater", "refusals"},
+                new Object[] {m.bound(), m.inUse(), m.highWater(), m.refusals()});
     }
 
     static MBeanInfo mbeanInfo(String className) {

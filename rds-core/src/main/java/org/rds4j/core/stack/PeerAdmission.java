@@ -9,6 +9,7 @@ import org.rds4j.RdsAddressPrefix;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.path.Connection;
+import org.rds4j.core.spi.OffHeapMemory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * (the transport resets it), counted, and logged at most once a minute. And every second the stack's timer forgets
  * peers that never became useful (no message of theirs reached a socket, no socket sent to them) once no path of
  * theirs has been up for {@link RdsStackConfig#idlePeerTimeout()}: their connection, paths, congestion map and any
- * attempt to connect back to them go, so a flood of connections that say nothing leaves nothing behind.
+ * attempt to connect back to them go, so a flood of connections that say nothing leaves nothing behind. A new peer is
+ * also refused while the stack's off-heap buffers take most of their bound ({@link OffHeapMemory#roomForNewPeer}):
+ * the newest peers are shed, the connections already kept keep their memory.
  *
  * <p>Threads: {@link #admits} runs on the I/O thread that accepts; {@link #reclaimIdle} on the stack's timer, which
  * alone owns {@link #idleSince}; the refusal log's state is guarded by this object's monitor.
@@ -32,6 +35,7 @@ final class PeerAdmission {
     private final List<RdsAddressPrefix> allowed;
     private final int maxPeers;
     private final long idleTimeoutNanos;
+    private final OffHeapMemory offHeap;
     /** Timer thread only: when a useless connection was first seen with no path up. */
     private final Map<Connection, Long> idleSince = new IdentityHashMap<>();
 
@@ -40,7 +44,8 @@ final class PeerAdmission {
     private long refusedSinceLog;
     private boolean logged;
 
-    PeerAdmission(CoreStack stack, ConnectionTable connections, RdsStackConfig config) {
+    PeerAdmission(CoreStack stack, ConnectionTable connections, RdsStackConfig config, OffHeapMemory offHeap) {
+        this.offHeap = offHeap;
         this.stack = stack;
         this.connections = connections;
         this.allowed = config.allowedPeers();
@@ -65,6 +70,10 @@ final class PeerAdmission {
             why = "it is not among allowedPeers " + allowed;
         } else if (!known && peers >= maxPeers) {
             why = "the stack already keeps " + peers + " peers, its maxPeers";
+        } else if (!known && !offHeap.roomForNewPeer()) {
+            why = "its off-heap buffers take " + (offHeap.inUse() >> 20) + " MiB of their bound of "
+                    + (offHeap.bound() >> 20) + " MiB (offHeapBytes); new peers are refused until they take less"
+                    + " than " + RdsStackConfig.OFF_HEAP_SHED_PERCENT + "%, peers already kept go on";
         } else {
             return true;
         }

@@ -102,6 +102,8 @@ final class StackMBean implements DynamicMBean {
                     return InspectionData.sockets(stack.socketInfos());
                 case "CongestionMaps":
                     return InspectionData.congestionMaps(stack.congestionInfos());
+                case "OffHeap":
+                    return InspectionData.offHeap(stack.offHeap().info());
                 default:
                     throw new AttributeNotFoundException("no attribute " + attribute + " in an rds4j stack's MBean;"
                             + " its attributes are " + InspectionData.ATTRIBUTES);

@@ -101,6 +101,11 @@ public final class TransportBinding implements TransportHost {
     }
 
     @Override
+    public org.rds4j.core.spi.OffHeapMemory offHeap() {
+        return stack.offHeap();
+    }
+
+    @Override
     public ScheduledExecutorService scheduler() {
         return stack.scheduler();
     }

@@ -54,7 +54,7 @@ import org.rds4j.core.stack.CoreStack;
 public abstract class InspectionContract extends HostsContract {
     /** Every attribute docs/inspection.md documents, in its order. */
     static final List<String> ATTRIBUTES = List.of("Name", "Generation", "Counters", "CounterNames",
-            "Connections", "Sockets", "CongestionMaps");
+            "Connections", "Sockets", "CongestionMaps", "OffHeap");
     static final Set<String> PATH_ITEMS = Set.of("local", "peer", "transport", "path", "state", "nextTxSequence",
             "nextRxSequence", "queuedMessages", "queuedBytes", "unackedMessages", "unackedBytes", "resets",
             "peerPaths", "peerGeneration", "transportLocalAddress", "transportLocalPort", "transportRemoteAddress",
@@ -131,6 +131,8 @@ public abstract class InspectionContract extends HostsContract {
         assertTrue(s.sendQueuedBytes() >= 0 && s.sendQueuedBytes() <= s.sendBudget() + 1024, s.toString());
         assertEquals(a.config().name(), later.name());
         assertTrue(later.counters().get("send_queued") > 0, later.counters().toString());
+        assertEquals(a.config().offHeapBytes(), later.memory().bound(), later.memory().toString());
+        assertTrue(later.memory().highWater() >= later.memory().inUse(), later.memory().toString());
         assertTrue(later.congestionMaps().stream().anyMatch(m -> m.local() && m.address().equals(sender
                 .localAddress().getAddress())), "A's own map: " + later.congestionMaps());
         InetAddress peerB = addressB();
@@ -280,6 +282,11 @@ public abstract class InspectionContract extends HostsContract {
         assertEquals(MAP_ITEMS, maps[0].getCompositeType().keySet());
         assertTrue((Boolean) maps[0].get("local"));
         assertEquals(0, ((int[]) maps[0].get("congestedPorts")).length);
+        CompositeData memory = (CompositeData) after.get("OffHeap");
+        assertEquals(Set.of("bound", "inUse", "highWater", "refusals"), memory.getCompositeType().keySet());
+        assertEquals(a.config().offHeapBytes(), memory.get("bound"));
+        assertTrue((Long) memory.get("highWater") >= (Long) memory.get("inUse"), memory.toString());
+        assertEquals(0L, memory.get("refusals"), memory.toString());
         traffic.check();
 
         a.close();

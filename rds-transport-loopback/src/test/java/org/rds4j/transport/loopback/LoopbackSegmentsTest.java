@@ -240,5 +240,13 @@ class LoopbackSegmentsTest {
         public boolean admits(InetAddress peer) {
             return true;
         }
+
+        @Override
+        public org.rds4j.core.spi.OffHeapMemory offHeap() {
+            return OFF_HEAP;
+        }
+
+        private static final org.rds4j.core.spi.OffHeapMemory OFF_HEAP =
+                new org.rds4j.core.spi.OffHeapMemory(RdsStackConfig.builder().build().offHeapBytes());
     }
 }

@@ -94,6 +94,13 @@ final class BatchingFrameSink implements FrameSink {
         return channel.isWritable();
     }
 
+    /** Nothing flushed earlier is still in Netty's outbound buffer (this pass's batch is not there yet). */
+    @Override
+    public boolean isDrained() {
+        ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+        return out != null && out.totalPendingWriteBytes() == 0;
+    }
+
     @Override
     public void write(ByteBuffer header, ByteBuffer payload) {
         copy(header);

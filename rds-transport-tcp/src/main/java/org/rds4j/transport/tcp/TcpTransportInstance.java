@@ -104,6 +104,16 @@ public final class TcpTransportInstance implements TransportInstance {
     private final RdsTlsConfig tls;
     private final TlsRefusals tlsRefusals;
     private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+    /**
+     * The pool every buffer of this instance's channels comes from: read buffers, write batches, TLS buffers. The
+     * instance's own, not Netty's shared one, so that what it holds is this stack's and counts against the stack's
+     * off-heap bound ({@link #poolUse}). A closed connection's buffers go back to it when Netty releases them (reads
+     * and batches in flight, TLS buffers, the outbound queue), not to a garbage collector; it keeps what its I/O
+     * threads last used, and gives a chunk of 4 MiB back to the operating system once nothing is in it.
+     */
+    private final PooledByteBufAllocator pool;
+    /** What the pool holds from the operating system, for the stack's off-heap account. */
+    private final java.util.function.LongSupplier poolUse;
     private volatile boolean closed;
 
     TcpTransportInstance(TransportHost host) throws IOException {
@@ -147,6 +157,12 @@ public final class TcpTransportInstance implements TransportInstance {
             log.debug("stack {}: TCP transport uses {} with {} I/O thread(s)", stackName, why, ioThreads);
         }
         this.group = new PeerAffineLoopGroup(ioThreads, new IoThreadFactory(stackName), ioHandler);
+        // One direct and one heap arena per I/O thread (each thread takes its own arena), chunks of 4 MiB (pages of
+        // 8 KiB, order 9), Netty's default thread caches, for the I/O threads only.
+        this.pool = new PooledByteBufAllocator(true, ioThreads, ioThreads, 8192, 9, 256, 64, false);
+        PooledByteBufAllocator p = pool;
+        this.poolUse = () -> p.metric().usedDirectMemory();
+        host.offHeap().addPool(poolUse);
     }
 
     private static int intProperty(RdsStackConfig config, String key, int fallback, int min) {
@@ -391,7 +407,7 @@ public final class TcpTransportInstance implements TransportInstance {
     private void tune(SocketChannel ch) {
         ch.config().setOption(ChannelOption.TCP_NODELAY, true);
         ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
-        ch.config().setOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        ch.config().setOption(ChannelOption.ALLOCATOR, pool);
         ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
         try {
             if (epoll) {
@@ -461,6 +477,9 @@ public final class TcpTransportInstance implements TransportInstance {
                 log.warn("stack {}: TCP event loops did not stop within {} ms", stackName, CLOSE_TIMEOUT_MS);
             }
         }
+        // The event loops are gone, and with them the buffers their recyclers and caches kept: what the pool still
+        // holds is no longer the stack's to count.
+        host.offHeap().removePool(poolUse);
         log.debug("stack {}: TCP transport closed", stackName);
     }
 

@@ -18,9 +18,11 @@ final class TestHost implements TransportHost, AutoCloseable {
     final BlockingQueue<String> acceptThreads = new LinkedBlockingQueue<>();
     volatile Function<TransportConnection, ConnectionHandler> acceptor = c -> null;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final org.rds4j.core.spi.OffHeapMemory offHeap;
 
     TestHost(RdsStackConfig config) {
         this.config = config;
+        this.offHeap = new org.rds4j.core.spi.OffHeapMemory(config.offHeapBytes());
     }
 
     static RdsStackConfig.Builder config(String name, int port) {
@@ -56,6 +58,11 @@ final class TestHost implements TransportHost, AutoCloseable {
     @Override
     public ScheduledExecutorService scheduler() {
         return scheduler;
+    }
+
+    @Override
+    public org.rds4j.core.spi.OffHeapMemory offHeap() {
+        return offHeap;
     }
 
     @Override

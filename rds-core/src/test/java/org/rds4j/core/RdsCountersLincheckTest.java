@@ -38,8 +38,8 @@ public class RdsCountersLincheckTest {
         new ModelCheckingOptions()
                 .threads(3)
                 .actorsPerThread(2)
-                .iterations(8)
-                .invocationsPerIteration(200)
+                .iterations(5)
+                .invocationsPerIteration(100)
                 .sequentialSpecification(Model.class)
                 .check(getClass());
     }

@@ -63,8 +63,8 @@ public class SendBufferLincheckTest {
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsAfter(2)
-                .iterations(8)
-                .invocationsPerIteration(200)
+                .iterations(10)
+                .invocationsPerIteration(100)
                 .sequentialSpecification(Model.class)
                 .check(getClass());
     }

@@ -29,13 +29,18 @@ public class SendQueueInboxLincheckTest {
         queue.push(new OutgoingMessage(0, id, ByteBuffer.allocate(0), null, null, false));
     }
 
-    /** Takes the inbox in; returns what it brought, oldest first, as "port#sequence". */
+    /** A message taken, as one number: its destination port (the pushing operation's id) and its sequence number. */
+    static long entry(int id, long sequence) {
+        return sequence * 100 + id;
+    }
+
+    /** Takes the inbox in; returns what it brought, oldest first, as {@link #entry}s. */
     @Operation(nonParallelGroup = "path")
-    public List<String> take() {
+    public List<Long> take() {
         queue.takeInbox();
-        List<String> taken = new ArrayList<>();
+        List<Long> taken = new ArrayList<>();
         for (OutgoingMessage m = seen == null ? queue.head() : seen.next; m != null; m = m.next) {
-            taken.add(m.destinationPort + "#" + m.sequence);
+            taken.add(entry(m.destinationPort, m.sequence));
             seen = m;
         }
         return taken;
@@ -46,8 +51,8 @@ public class SendQueueInboxLincheckTest {
         new ModelCheckingOptions()
                 .threads(3)
                 .actorsPerThread(2)
-                .iterations(10)
-                .invocationsPerIteration(200)
+                .iterations(5)
+                .invocationsPerIteration(100)
                 .sequentialSpecification(Model.class)
                 .check(getClass());
     }
@@ -61,10 +66,10 @@ public class SendQueueInboxLincheckTest {
             pushed.add(id);
         }
 
-        public List<String> take() {
-            List<String> taken = new ArrayList<>();
+        public List<Long> take() {
+            List<Long> taken = new ArrayList<>();
             for (int id : pushed) {
-                taken.add(id + "#" + nextSeq++);
+                taken.add(entry(id, nextSeq++));
             }
             pushed.clear();
             return taken;

@@ -20,7 +20,7 @@ import org.rds4j.core.util.ConcurrentRun;
  * borrowers hold the bytes at once.
  */
 class ZeroCopyLoanLincheckTest {
-    private static final int INVOCATIONS = 150;
+    private static final int INVOCATIONS = 100;
 
     /** A socket as the loan sees it: it records the cookies reported to it, and is handed nothing else. */
     private static final class Cookies implements MessageOwner {

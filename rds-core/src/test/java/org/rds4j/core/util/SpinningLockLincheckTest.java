@@ -32,8 +32,8 @@ public class SpinningLockLincheckTest {
         new ModelCheckingOptions()
                 .threads(3)
                 .actorsPerThread(2)
-                .iterations(8)
-                .invocationsPerIteration(200)
+                .iterations(5)
+                .invocationsPerIteration(100)
                 .sequentialSpecification(Model.class)
                 .check(getClass());
     }

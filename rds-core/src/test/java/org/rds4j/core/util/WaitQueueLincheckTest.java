@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * permits as they wait for, so in a correct queue every interleaving ends.
  */
 class WaitQueueLincheckTest {
-    private static final int INVOCATIONS = 300;
+    private static final int INVOCATIONS = 100;
 
     /** Permits guarded by a lock, waited for on a wait queue: the way SendBuffer and the receive queue use one. */
     private static final class Permits {
@@ -78,26 +78,11 @@ class WaitQueueLincheckTest {
         }
     }
 
-    private static void runAll(Runnable... parts) {
-        Thread[] threads = new Thread[parts.length];
-        for (int i = 0; i < parts.length; i++) {
-            threads[i] = new Thread(parts[i]);
-            threads[i].start();
-        }
-        for (Thread t : threads) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
-    }
-
     @Test
     void signalUnderTheLockWakesEachWaiter() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
             Permits p = new Permits();
-            runAll(p::take, p::take, () -> {
+            ConcurrentRun.all(p::take, p::take, () -> {
                 p.give();
                 p.give();
             });
@@ -109,7 +94,7 @@ class WaitQueueLincheckTest {
     void signalAfterUnlockWakesEachWaiter() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
             Permits p = new Permits();
-            runAll(p::take, p::take, p::giveAfterUnlock, p::giveAfterUnlock);
+            ConcurrentRun.all(p::take, p::take, p::giveAfterUnlock, p::giveAfterUnlock);
             assertEquals(0, p.permits);
         });
     }
@@ -118,7 +103,7 @@ class WaitQueueLincheckTest {
     void signalAllAfterUnlockWakesEveryWaiter() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
             Permits p = new Permits();
-            runAll(p::take, p::take, () -> p.giveAll(2));
+            ConcurrentRun.all(p::take, p::take, () -> p.giveAll(2));
             assertEquals(0, p.permits);
         });
     }

@@ -1,6 +1,7 @@
 /**
  * The RDS protocol: header codec, connection paths with sequence numbers and reconnection, congestion maps, sockets
- * and stacks. Transports plug in through {@link org.rds4j.core.spi.RdsTransport}.
+ * and stacks. Applications reach it through rds-api's {@link org.rds4j.spi.RdsStackProvider}; transports plug in
+ * through {@link org.rds4j.core.spi.RdsTransport}, the one package exported to all.
  */
 module org.rds4j.core {
     requires transitive org.rds4j.api;
@@ -8,11 +9,9 @@ module org.rds4j.core {
     // A stack's MBean (StackMBean): what ./rds4j info and JMX clients read.
     requires java.management;
 
-    exports org.rds4j.core;
+    // The transport contract, for any transport: the only package others may build on. Applications use rds-api;
+    // the engine (the stack, sockets, connection paths, the codec and congestion maps) is internal.
     exports org.rds4j.core.spi;
-    exports org.rds4j.core.wire;
-    exports org.rds4j.core.cong;
-    exports org.rds4j.core.conn;
     // Allocation-free pools, for the project's own transports; not an API.
     exports org.rds4j.core.util to org.rds4j.transport.loopback, org.rds4j.transport.tcp;
 

@@ -1,6 +1,7 @@
 /**
  * The RDS protocol: header codec, connection paths with sequence numbers and reconnection, congestion maps, sockets
- * and stacks. Transports plug in through {@link org.rds4j.core.spi.RdsTransport}.
+ * and stacks. Applications reach it through rds-api's {@link org.rds4j.spi.RdsStackProvider}; transports plug in
+ * through {@link org.rds4j.core.spi.RdsTransport}, the one package exported to all.
  */
 module org.rds4j.core {
     requires transitive org.rds4j.api;
@@ -10,12 +11,9 @@ module org.rds4j.core {
     // sun.misc.Unsafe.invokeCleaner: frees a direct buffer the stack is done with at once (OffHeapMemory).
     requires jdk.unsupported;
 
-    // The engine is internal; the TCP transport's tests inspect a stack's connections.
-    exports org.rds4j.core.stack to org.rds4j.transport.tcp;
+    // The transport contract, for any transport: the only package others may build on. Applications use rds-api;
+    // the engine (the stack, sockets, connection paths, the codec and congestion maps) is internal.
     exports org.rds4j.core.spi;
-    exports org.rds4j.core.wire;
-    exports org.rds4j.core.cong;
-    exports org.rds4j.core.path to org.rds4j.transport.tcp;
     // Allocation-free pools, for the project's own transports; not an API.
     exports org.rds4j.core.util to org.rds4j.transport.loopback, org.rds4j.transport.tcp;
 

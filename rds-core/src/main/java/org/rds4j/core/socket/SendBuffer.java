@@ -96,16 +96,19 @@ public final class SendBuffer {
     }
 
     /**
-     * Takes room for a message of {@code len} bytes if there is some now; never waits.
+     * Takes room for a message of {@code len} bytes if there is some now; never waits. A compare-and-set lost to
+     * another sender or a release is tried again while there is room, so -1 means the budget was full, not that
+     * another thread moved it meanwhile (SendBufferLincheckTest found such a spurious refusal).
      *
      * @return -1 if there is no room (nothing taken); else 1 if the budget was at least half full (ask for a prompt
      *         acknowledgement, as {@link #reserve} says), 0 if not
      */
     int tryReserve(int len) {
         long b = budget;
-        long s = queued.get();
-        if (room(s, b) && queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
-            return (s & BYTES_MASK) >= b / 2 ? 1 : 0;
+        for (long s = queued.get(); room(s, b); s = queued.get()) {
+            if (queued.compareAndSet(s, s + ONE_MESSAGE + len)) {
+                return (s & BYTES_MASK) >= b / 2 ? 1 : 0;
+            }
         }
         return -1;
     }

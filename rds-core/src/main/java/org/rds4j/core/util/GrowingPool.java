@@ -9,8 +9,9 @@ import java.util.function.Supplier;
  * socket keeps a small pool.
  *
  * <p>Growing replaces the pool and moves what the old one holds into the new one; an object given back to the old
- * pool by a thread that had not yet seen the new one is left to the garbage collector. Nothing is lost but an
- * allocation, since pooled objects are interchangeable.
+ * pool by a thread that had not yet seen the new one is left to the garbage collector, and so are those behind a slot
+ * such a thread had taken and not yet filled when the move reached it (the move stops at that slot; model checking
+ * found two objects left behind so). Nothing is lost but an allocation, since pooled objects are interchangeable.
  *
  * <p>What a pool holds is bounded by what its owner once had out at the same time (for a socket: its send budget's
  * worth of messages, or its receive queue's worth of arrivals), so a pool needs no byte limit of its own.

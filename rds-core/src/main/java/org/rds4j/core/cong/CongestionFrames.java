@@ -7,7 +7,7 @@ import org.rds4j.core.wire.RdsHeader;
 
 /**
  * Congestion maps on the wire, both ways: the kernel's congestion-map messages of {@code cong.c}. One per path, used
- * under the path's monitor on its I/O thread.
+ * by the path's owner, its connection's I/O thread.
  */
 public final class CongestionFrames {
     /** A map's header never changes (sequence 0, no ports, h_len 8192, the bitmap flag): encoded once. */

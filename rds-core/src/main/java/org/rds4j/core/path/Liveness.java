@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Whether an up path's peer is still there (docs/reliability.md): silent for half the liveness interval, the path
  * pings; silent for all of it, the path drops the connection and reconnects. Also owns the path's periodic
- * maintenance task, which runs these checks and the acknowledgement fallback. Guarded by the owning path's monitor.
+ * maintenance task, which runs these checks and the acknowledgement fallback. Used by the path's owner, its connection's I/O thread.
  */
 final class Liveness {
     private static final long MAINTENANCE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);

@@ -154,7 +154,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         return offHeap;
     }
 
-    /** The connections and their paths, each path read under its monitor (docs/inspection.md). */
+    /** The connections and their paths, each read on its I/O thread (docs/inspection.md). */
     List<RdsConnectionInfo> connectionInfos() {
         return Inspection.connections(connections.all());
     }

@@ -21,7 +21,7 @@ import org.rds4j.core.path.Connection;
 
 /**
  * Builds the parts of {@link org.rds4j.RdsStack#info()}. Every figure is read where its owner keeps it, by the
- * rules of docs/threading.md: a path's under its monitor ({@link Connection#info()}), a socket's send budget from its
+ * rules of docs/threading.md: a path's on its connection's I/O thread ({@link Connection#info()}), a socket's send budget from its
  * atomics, its receive queue under that queue's lock (a leaf), the congestion monitor's mask and each map under their
  * monitors. The caller holds no lock, so no order is broken; nothing here is on the message path.
  */

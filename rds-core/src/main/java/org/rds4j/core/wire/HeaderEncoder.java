@@ -13,7 +13,7 @@ import java.nio.ByteOrder;
  * 64-byte message in {@code EnqueueTransmitBenchmark}).
  *
  * <p>h_credit, h_padding and h_csum are always 0, as over TCP; the extension area is the message's or zeros. One
- * owner, under the path's monitor: the path's transmitter, or its congestion frames (whose header never changes).
+ * owner, on the path's I/O thread: the path's transmitter, or its congestion frames (whose header never changes).
  */
 public final class HeaderEncoder {
     private static final VarHandle BUFFER_LONG =

@@ -802,20 +802,16 @@ final class PathHarness {
         }
     }
 
-    /** The path's {@link SendQueue}'s messages written and held, or those not yet written, read under its monitor. */
+    /** The path's {@link SendQueue}'s messages written and held, or those not yet written (the test's thread owns it). */
     private List<OutgoingMessage> queue(String name) {
-        synchronized (path) {
-            return SendQueueView.messages((SendQueue) field("queue"), name.equals("sent"));
-        }
+        return SendQueueView.messages((SendQueue) field("queue"), name.equals("sent"));
     }
 
     private Object field(String name) {
         try {
             Field f = ConnectionPath.class.getDeclaredField(name);
             f.setAccessible(true);
-            synchronized (path) {
-                return f.get(path);
-            }
+            return f.get(path);
         } catch (ReflectiveOperationException e) {
             throw new AssertionError("ConnectionPath." + name + " moved; adapt PathHarness", e);
         }

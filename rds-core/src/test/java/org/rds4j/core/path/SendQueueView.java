@@ -3,7 +3,7 @@ package org.rds4j.core.path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** For tests: what a {@link SendQueue} holds, as lists. Read under the path's monitor, as the queue requires. */
+/** For tests: what a {@link SendQueue} holds, as lists. Read on the path's owner thread, as the queue requires. */
 final class SendQueueView {
     private SendQueueView() {
     }

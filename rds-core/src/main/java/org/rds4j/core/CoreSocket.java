@@ -201,7 +201,7 @@ final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
         }
         boolean queued = false;
         try {
-            congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
+            congestion.awaitUncongested(c.peerMap(), dport, blocking, options.sendTimeoutNanos(), congestionOwner);
             m.askForAck(sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this));
             if (c.ackFailure() != null) {                // found out while this sender waited for budget
                 sendBuffer.release(1, len);

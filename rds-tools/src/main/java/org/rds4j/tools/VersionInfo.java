@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.ServiceLoader;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
-import org.rds4j.core.spi.RdsTransport;
 
 /**
  * {@code rds4j --version}: what a bug report needs in three lines: rds4j's version (from the library itself, see
@@ -24,11 +23,32 @@ final class VersionInfo {
                 + "transports: " + String.join(", ", transports()) + "\n";
     }
 
-    /** The installed transports, as found the way a stack finds them; the tools' default marked, TCP's I/O said. */
+    /**
+     * The installed transports, found the way a stack finds them (a ServiceLoader of rds-core's transport SPI); the
+     * tools' default marked, TCP's I/O said. By reflection: the tools compile against rds-api only.
+     */
     static List<String> transports() {
         List<String> names = new ArrayList<>();
-        for (RdsTransport t : ServiceLoader.load(RdsTransport.class, VersionInfo.class.getClassLoader())) {
-            String n = t.name();
+        ClassLoader loader = VersionInfo.class.getClassLoader();
+        List<Object> found = new ArrayList<>();
+        java.lang.reflect.Method name;
+        try {
+            Class<?> spi = Class.forName("org.rds4j.core.spi.RdsTransport", false, loader);
+            name = spi.getMethod("name");
+            ServiceLoader.load(spi, loader).forEach(found::add);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return List.of("none found (rds-core is not on the class path: " + e + ")");
+        } catch (java.util.ServiceConfigurationError e) {
+            // On the module path this module declares no use of the SPI: the stack finds them, the tools cannot.
+            return List.of("not listed when run as modules (" + e.getMessage() + ")");
+        }
+        for (Object t : found) {
+            String n;
+            try {
+                n = (String) name.invoke(t);
+            } catch (ReflectiveOperationException e) {
+                n = t.getClass().getName() + " (its name() failed: " + e.getCause() + ")";
+            }
             String d = n.equals("tcp") ? n + " (default, port " + RdsStackConfig.RDS_TCP_PORT + ", " + tcpIo() + ")"
                     : n;
             names.add(d);

@@ -35,8 +35,10 @@ public final class RdsSocketOptions {
             new RdsSocketOption<>("SO_RDS_TRANSPORT", String.class);
 
     /**
-     * How long a blocking send may wait for send-buffer space; {@link Duration#ZERO} (the default) waits forever.
-     * Expiry fails the send with {@link EtimedoutException}.
+     * How long a blocking send may wait for send-buffer space, and for a destination port the peer marks congested;
+     * {@link Duration#ZERO} (the default) waits forever. Expiry fails the send with {@link EtimedoutException} and
+     * nothing is sent. The kernel bounds only the first wait; bounding the wait for a congested port is rds4j's own,
+     * so that a thread that sends to a socket it reads itself later fails instead of hanging.
      */
     public static final RdsSocketOption<Duration> SO_SNDTIMEO =
             new RdsSocketOption<>("SO_SNDTIMEO", Duration.class);

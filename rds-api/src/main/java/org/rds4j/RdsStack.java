@@ -26,6 +26,16 @@ public interface RdsStack extends AutoCloseable {
     }
 
     /**
+     * The version of rds4j on the class or module path, as its build recorded it (for example {@code 0.1.0} or
+     * {@code 0.1.0-SNAPSHOT}); {@code "unknown"} for classes built without the build's resources.
+     *
+     * @return rds4j's version
+     */
+    static String version() {
+        return Rds4jVersion.VERSION;
+    }
+
+    /**
      * Creates a new stack; close it when done.
      *
      * @param config the stack's settings: its name, addresses, TCP port, default transport, buffer sizes
@@ -41,7 +51,7 @@ public interface RdsStack extends AutoCloseable {
      * Opens a socket on this stack.
      *
      * @return a new, unbound, blocking socket
-     * @throws IOException the stack is closed
+     * @throws EbadfException the stack is closed: open sockets on a stack that is still open, or create a new one
      */
     RdsSocket openSocket() throws IOException;
 

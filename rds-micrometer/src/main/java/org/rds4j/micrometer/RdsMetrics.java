@@ -2,15 +2,23 @@ package org.rds4j.micrometer;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import org.rds4j.RdsAddresses;
 import org.rds4j.RdsConnectionInfo;
@@ -20,39 +28,55 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackInfo;
 
 /**
- * Micrometer meters for one {@link RdsStack}, read from {@link RdsStack#info()}:
+ * Micrometer meters for one {@link RdsStack}, read from {@link RdsStack#info()}, named and typed as Micrometer
+ * expects: dotted lower-case names, the unit as the meter's base unit (never in the name), function counters for
+ * what only grows, and tags of bounded cardinality (docs/inspection.md lists every meter):
  *
  * <ul>
- *   <li>one function counter per kernel counter, named {@code rds.} and the kernel's name
- *       ({@code rds.recv_queued}, {@code rds.conn_reset}, ...);</li>
+ *   <li>one function counter per kernel counter, its name with dots for underscores and any {@code bytes} moved to
+ *       the base unit ({@code rds.recv.queued}, {@code rds.conn.reset}, {@code rds.recv.added.to.sock} in bytes);</li>
  *   <li>{@code rds.connections} and {@code rds.sockets}, how many the stack has;</li>
- *   <li>per path of each connection, tagged {@code local}, {@code peer}, {@code transport} and {@code path}:
- *       {@code rds.path.up} (1 or 0), {@code rds.path.next.tx.sequence}, {@code rds.path.next.rx.sequence},
- *       {@code rds.path.queued.messages}, {@code rds.path.queued.bytes}, {@code rds.path.unacked.messages},
- *       {@code rds.path.unacked.bytes} and {@code rds.path.resets};</li>
- *   <li>per bound socket, tagged {@code address} and {@code port}: {@code rds.socket.send.budget},
- *       {@code rds.socket.receive.budget}, {@code rds.socket.send.queued.bytes},
- *       {@code rds.socket.receive.queued.bytes}, {@code rds.socket.receive.queued.messages} and
- *       {@code rds.socket.congested} (1 or 0).</li>
+ *   <li>per connection (a peer over a transport), tagged {@code local}, {@code peer} and {@code transport}, its paths
+ *       added up: {@code rds.path.up} (paths connected), {@code rds.path.queued} and {@code rds.path.unacked}
+ *       (messages), {@code rds.path.queued.payload} and {@code rds.path.unacked.payload} (bytes), and the function
+ *       counter {@code rds.path.resets};</li>
+ *   <li>per bound address, tagged {@code address}, its sockets added up: {@code rds.socket.bound} (sockets),
+ *       {@code rds.socket.send.queued} and {@code rds.socket.receive.queued} (bytes),
+ *       {@code rds.socket.receive.messages} (messages) and {@code rds.socket.congested} (sockets whose port is
+ *       marked congested).</li>
  * </ul>
+ *
+ * <p>No meter is tagged with a port or a path index: sockets bound to port 0 get a new port each, and one tag value
+ * per port would grow without bound. Sequence numbers are not exported: they are identifiers, not measurements, and
+ * a 64-bit one does not fit a double; {@code info} and JMX have them exactly.
  *
  * <p>Every meter carries the tag {@code stack} (the stack's name) and the tags given to the constructor. Values are
  * read from a snapshot at most {@code maxAge} old (one second by default), so a registry that reads many meters at
- * once takes one snapshot, not one per meter. Connections and sockets come and go: {@link #refresh()} sets the rows
- * of the per-path and per-socket gauges to those of the stack now (and drops those gone); call it at the pace you
- * publish (a scheduled task), or after opening sockets. {@link #bindTo} calls it once.
+ * once takes one snapshot, not one per meter. Connections and bound addresses come and go: {@link #bindTo} starts
+ * one daemon thread that registers the meters of new ones and removes those of the gone every
+ * {@code refreshEvery} (ten seconds by default), so nothing needs calling; {@link #refresh()} does it at once.
+ * {@link #close()} stops that thread.
  */
-public final class RdsMetrics implements MeterBinder {
+public final class RdsMetrics implements MeterBinder, AutoCloseable {
+    /** Kernel counters that count messages; those with {@code bytes} in their name count bytes; others events. */
+    private static final Set<String> MESSAGE_COUNTERS = Set.of("recv_drop_old_seq", "recv_drop_no_sock",
+            "recv_drop_dead_sock", "recv_delivered", "recv_queued", "send_queued", "send_retransmitted");
+    private static final String MESSAGES = "messages";
+
     private final RdsStack stack;
     private final Tags tags;
     private final long maxAgeNanos;
-    private final List<PathGauge> pathGauges = new ArrayList<>();
-    private final List<SocketGauge> socketGauges = new ArrayList<>();
+    private final long refreshEveryNanos;
+    /** Per registry bound, the meters registered for each connection or address now; guarded by {@code this}. */
+    private final Map<MeterRegistry, Map<Object, List<Meter>>> rows = new HashMap<>();
+    private ScheduledThreadPoolExecutor refresher;
+    private boolean closed;
     private RdsStackInfo snapshot;
     private long snapshotAt;
 
     /**
-     * Meters for {@code stack}, with snapshots up to one second old.
+     * Meters for {@code stack}, with snapshots up to one second old, new connections and addresses found within ten
+     * seconds.
      *
      * @param stack the stack to measure
      */
@@ -61,91 +85,188 @@ public final class RdsMetrics implements MeterBinder {
     }
 
     /**
-     * Meters for {@code stack}.
+     * Meters for {@code stack}, new connections and addresses found within ten seconds.
      *
      * @param stack the stack to measure
      * @param tags tags added to every meter
      * @param maxAge how old a snapshot may be when a meter is read; {@link Duration#ZERO} for a new one each read
      */
     public RdsMetrics(RdsStack stack, Iterable<Tag> tags, Duration maxAge) {
-        this.stack = Objects.requireNonNull(stack, "stack");
-        this.tags = Tags.of(tags).and("stack", stack.config().name());
-        this.maxAgeNanos = maxAge.toNanos();
+        this(stack, tags, maxAge, Duration.ofSeconds(10));
+    }
+
+    /**
+     * Meters for {@code stack}.
+     *
+     * @param stack the stack to measure
+     * @param tags tags added to every meter
+     * @param maxAge how old a snapshot may be when a meter is read; {@link Duration#ZERO} for a new one each read
+     * @param refreshEvery how often the meters of connections and bound addresses are brought up to date; positive
+     */
+    public RdsMetrics(RdsStack stack, Iterable<Tag> tags, Duration maxAge, Duration refreshEvery) {
+        this.stack = Objects.requireNonNull(stack, "stack: pass the RdsStack to measure");
+        this.tags = Tags.of(Objects.requireNonNull(tags, "tags: pass Tags.empty() for none"))
+                .and("stack", stack.config().name());
+        this.maxAgeNanos = Objects.requireNonNull(maxAge, "maxAge: pass Duration.ZERO for a snapshot per read")
+                .toNanos();
+        if (refreshEvery == null || refreshEvery.isNegative() || refreshEvery.isZero()) {
+            throw new IllegalArgumentException("refreshEvery must be positive, such as Duration.ofSeconds(10); got "
+                    + refreshEvery);
+        }
+        this.refreshEveryNanos = refreshEvery.toNanos();
+    }
+
+    /**
+     * The meter name for a kernel counter: dots for underscores, {@code bytes} left to the base unit.
+     *
+     * @param kernelName the counter's name as the kernel's RDS statistics spell it, such as {@code recv_queued}
+     * @return the meter's name, such as {@code rds.recv.queued}
+     */
+    public static String counterName(String kernelName) {
+        List<String> words = new ArrayList<>(List.of(kernelName.toLowerCase(Locale.ROOT).split("_")));
+        words.remove("bytes");
+        return "rds." + String.join(".", words);
+    }
+
+    /** The base unit of a kernel counter's meter: bytes, messages, or none (events such as resets or pings). */
+    static String counterUnit(String kernelName) {
+        if (List.of(kernelName.split("_")).contains("bytes")) {
+            return BaseUnits.BYTES;
+        }
+        return MESSAGE_COUNTERS.contains(kernelName) ? MESSAGES : null;
     }
 
     @Override
     public void bindTo(MeterRegistry registry) {
         for (String name : stack.counters().keySet()) {
-            FunctionCounter.builder("rds." + name, this, m -> m.info().counters().getOrDefault(name, 0L))
-                    .description("the stack's " + name + " counter (the kernel's name)")
-                    .tags(tags).register(registry);
+            FunctionCounter.builder(counterName(name), this, m -> m.info().counters().getOrDefault(name, 0L))
+                    .description("the stack's " + name + " counter (the kernel's RDS statistic of that name)")
+                    .baseUnit(counterUnit(name)).tags(tags).register(registry);
         }
-        Gauge.builder("rds.connections", this, m -> m.info().connections().size())
-                .description("connections to peers").tags(tags).register(registry);
-        Gauge.builder("rds.sockets", this, m -> m.info().sockets().size())
-                .description("open sockets").tags(tags).register(registry);
+        Gauge.builder("rds.connections", this, m -> m.info().connections().size()).strongReference(true)
+                .description("connections to peers").baseUnit("connections").tags(tags).register(registry);
+        Gauge.builder("rds.sockets", this, m -> m.info().sockets().size()).strongReference(true)
+                .description("open sockets").baseUnit("sockets").tags(tags).register(registry);
         synchronized (this) {
-            path(registry, "rds.path.up", "1 while the path is connected", p -> p.state() == RdsPathInfo.State.UP
-                    ? 1 : 0);
-            path(registry, "rds.path.next.tx.sequence", "the next sequence number to send", p ->
-                    unsigned(p.nextTxSequence()));
-            path(registry, "rds.path.next.rx.sequence", "the next sequence number expected", p ->
-                    unsigned(p.nextRxSequence()));
-            path(registry, "rds.path.queued.messages", "messages not yet written", RdsPathInfo::queuedMessages);
-            path(registry, "rds.path.queued.bytes", "their payload bytes", RdsPathInfo::queuedBytes);
-            path(registry, "rds.path.unacked.messages", "messages written, not yet acknowledged",
-                    RdsPathInfo::unackedMessages);
-            path(registry, "rds.path.unacked.bytes", "their payload bytes", RdsPathInfo::unackedBytes);
-            path(registry, "rds.path.resets", "times the path's connection was lost", RdsPathInfo::resets);
-            socket(registry, "rds.socket.send.budget", "half of SO_SNDBUF", RdsSocketInfo::sendBudget);
-            socket(registry, "rds.socket.receive.budget", "half of SO_RCVBUF", RdsSocketInfo::receiveBudget);
-            socket(registry, "rds.socket.send.queued.bytes", "payload bytes sent, not yet acknowledged",
-                    RdsSocketInfo::sendQueuedBytes);
-            socket(registry, "rds.socket.receive.queued.bytes", "payload bytes received, not yet read",
-                    RdsSocketInfo::receiveQueuedBytes);
-            socket(registry, "rds.socket.receive.queued.messages", "messages received, not yet read",
-                    RdsSocketInfo::receiveQueuedMessages);
-            socket(registry, "rds.socket.congested", "1 while the socket's port is marked congested", s ->
-                    s.congested() ? 1 : 0);
+            rows.putIfAbsent(registry, new HashMap<>());
+            if (refresher == null && !closed) {
+                refresher = new ScheduledThreadPoolExecutor(1, r -> {
+                    Thread t = new Thread(r, "rds4j-micrometer-" + stack.config().name());
+                    t.setDaemon(true);
+                    return t;
+                });
+                refresher.scheduleWithFixedDelay(this::scheduledRefresh, refreshEveryNanos, refreshEveryNanos,
+                        TimeUnit.NANOSECONDS);
+            }
         }
         refresh();
     }
 
     /**
-     * Sets the rows of the per-path and per-socket gauges to the paths and bound sockets the stack has now; rows of
-     * those gone are removed.
+     * Brings the per-connection and per-address meters of every registry bound up to date now: registers those of
+     * new connections and bound addresses, removes those of the gone. The binder's thread does this every
+     * {@code refreshEvery} on its own.
      */
     public synchronized void refresh() {
-        RdsStackInfo now = info();
-        List<PathKey> paths = new ArrayList<>();
+        RdsStackInfo now = stack.info();
+        snapshot = now;
+        snapshotAt = System.nanoTime();
+        Set<Object> keys = new LinkedHashSet<>();
         for (RdsConnectionInfo c : now.connections()) {
-            for (RdsPathInfo p : c.paths()) {
-                paths.add(new PathKey(RdsAddresses.format(c.local()), RdsAddresses.format(c.peer()), c.transport(),
-                        p.index()));
-            }
+            keys.add(new ConnectionKey(RdsAddresses.format(c.local()), RdsAddresses.format(c.peer()), c.transport()));
         }
-        List<SocketKey> sockets = new ArrayList<>();
         for (RdsSocketInfo s : now.sockets()) {
             if (s.boundAddress() != null) {
-                sockets.add(new SocketKey(RdsAddresses.format(s.boundAddress().getAddress()), s.boundAddress().getPort()));
+                keys.add(new AddressKey(RdsAddresses.format(s.boundAddress().getAddress())));
             }
         }
-        for (PathGauge g : pathGauges) {
-            List<MultiGauge.Row<?>> rows = new ArrayList<>();
-            for (PathKey k : paths) {
-                rows.add(MultiGauge.Row.of(k.tags(), this, m -> m.path(k).map(g.value::applyAsDouble)
-                        .orElse(Double.NaN)));
+        for (Map.Entry<MeterRegistry, Map<Object, List<Meter>>> e : rows.entrySet()) {
+            MeterRegistry registry = e.getKey();
+            Map<Object, List<Meter>> registered = e.getValue();
+            registered.entrySet().removeIf(row -> {
+                if (keys.contains(row.getKey())) {
+                    return false;
+                }
+                row.getValue().forEach(registry::remove);
+                return true;
+            });
+            for (Object k : keys) {
+                registered.computeIfAbsent(k, key -> key instanceof ConnectionKey c ? register(registry, c)
+                        : register(registry, (AddressKey) key));
             }
-            g.gauge.register(rows, true);
         }
-        for (SocketGauge g : socketGauges) {
-            List<MultiGauge.Row<?>> rows = new ArrayList<>();
-            for (SocketKey k : sockets) {
-                rows.add(MultiGauge.Row.of(k.tags(), this, m -> m.socket(k).map(g.value::applyAsDouble)
-                        .orElse(Double.NaN)));
-            }
-            g.gauge.register(rows, true);
+    }
+
+    /** Stops the binder's refreshing thread; the meters stay registered and readable. Idempotent. */
+    @Override
+    public void close() {
+        ScheduledThreadPoolExecutor r;
+        synchronized (this) {
+            closed = true;
+            r = refresher;
+            refresher = null;
         }
+        if (r != null) {
+            r.shutdownNow();
+        }
+    }
+
+    private void scheduledRefresh() {
+        try {
+            refresh();
+        } catch (RuntimeException e) {
+            // A stack closed under us, or a registry that refuses a meter: the next round tries again; a binder
+            // must never take the application down.
+        }
+    }
+
+    private List<Meter> register(MeterRegistry registry, ConnectionKey k) {
+        Tags t = tags.and("local", k.local, "peer", k.peer, "transport", k.transport);
+        List<Meter> m = new ArrayList<>();
+        m.add(connectionGauge(registry, t, "rds.path.up", "paths connected", "paths", k,
+                p -> p.state() == RdsPathInfo.State.UP ? 1 : 0));
+        m.add(connectionGauge(registry, t, "rds.path.queued", "messages queued, not yet written", MESSAGES, k,
+                RdsPathInfo::queuedMessages));
+        m.add(connectionGauge(registry, t, "rds.path.queued.payload", "payload of the messages not yet written",
+                BaseUnits.BYTES, k, RdsPathInfo::queuedBytes));
+        m.add(connectionGauge(registry, t, "rds.path.unacked", "messages written, not yet acknowledged", MESSAGES,
+                k, RdsPathInfo::unackedMessages));
+        m.add(connectionGauge(registry, t, "rds.path.unacked.payload",
+                "payload of the messages written, not yet acknowledged", BaseUnits.BYTES, k,
+                RdsPathInfo::unackedBytes));
+        m.add(FunctionCounter.builder("rds.path.resets", this, x -> x.sumPaths(k, RdsPathInfo::resets))
+                .description("times a path's connection was lost, all paths of the connection")
+                .baseUnit("resets").tags(t).register(registry));
+        return m;
+    }
+
+    private List<Meter> register(MeterRegistry registry, AddressKey k) {
+        Tags t = tags.and("address", k.address);
+        List<Meter> m = new ArrayList<>();
+        m.add(addressGauge(registry, t, "rds.socket.bound", "sockets bound to the address", "sockets", k, s -> 1));
+        m.add(addressGauge(registry, t, "rds.socket.send.queued", "payload sent, not yet acknowledged",
+                BaseUnits.BYTES, k, RdsSocketInfo::sendQueuedBytes));
+        m.add(addressGauge(registry, t, "rds.socket.receive.queued", "payload received, not yet read",
+                BaseUnits.BYTES, k, RdsSocketInfo::receiveQueuedBytes));
+        m.add(addressGauge(registry, t, "rds.socket.receive.messages", "messages received, not yet read", MESSAGES,
+                k, RdsSocketInfo::receiveQueuedMessages));
+        m.add(addressGauge(registry, t, "rds.socket.congested", "sockets whose port is marked congested", "sockets",
+                k, s -> s.congested() ? 1 : 0));
+        return m;
+    }
+
+    private Gauge connectionGauge(MeterRegistry registry, Tags t, String name, String description, String unit,
+                                  ConnectionKey k, ToDoubleFunction<RdsPathInfo> value) {
+        return Gauge.builder(name, this, m -> m.sumPaths(k, value)).strongReference(true)
+                .description(description + ", all paths of the connection").baseUnit(unit).tags(t)
+                .register(registry);
+    }
+
+    private Gauge addressGauge(MeterRegistry registry, Tags t, String name, String description, String unit,
+                               AddressKey k, ToDoubleFunction<RdsSocketInfo> value) {
+        return Gauge.builder(name, this, m -> m.sumSockets(k, value)).strongReference(true)
+                .description(description + ", all sockets of the address").baseUnit(unit).tags(t)
+                .register(registry);
     }
 
     /** The stack's snapshot, taken again once older than {@code maxAge}. */
@@ -158,58 +279,37 @@ public final class RdsMetrics implements MeterBinder {
         return snapshot;
     }
 
-    private java.util.Optional<RdsPathInfo> path(PathKey k) {
+    /** The sum over the connection's paths, NaN once it is gone (until the next refresh removes the meter). */
+    private double sumPaths(ConnectionKey k, ToDoubleFunction<RdsPathInfo> value) {
         for (RdsConnectionInfo c : info().connections()) {
             if (c.transport().equals(k.transport) && RdsAddresses.format(c.local()).equals(k.local)
-                    && RdsAddresses.format(c.peer()).equals(k.peer) && k.index < c.paths().size()) {
-                return java.util.Optional.of(c.paths().get(k.index));
+                    && RdsAddresses.format(c.peer()).equals(k.peer)) {
+                double sum = 0;
+                for (RdsPathInfo p : c.paths()) {
+                    sum += value.applyAsDouble(p);
+                }
+                return sum;
             }
         }
-        return java.util.Optional.empty();
+        return Double.NaN;
     }
 
-    private java.util.Optional<RdsSocketInfo> socket(SocketKey k) {
+    private double sumSockets(AddressKey k, ToDoubleFunction<RdsSocketInfo> value) {
+        double sum = 0;
+        boolean any = false;
         for (RdsSocketInfo s : info().sockets()) {
-            if (s.boundAddress() != null && s.boundAddress().getPort() == k.port
-                    && RdsAddresses.format(s.boundAddress().getAddress()).equals(k.address)) {
-                return java.util.Optional.of(s);
+            if (s.boundAddress() != null && RdsAddresses.format(s.boundAddress().getAddress()).equals(k.address)) {
+                sum += value.applyAsDouble(s);
+                any = true;
             }
         }
-        return java.util.Optional.empty();
+        return any ? sum : Double.NaN;
     }
 
-    private void path(MeterRegistry registry, String name, String description, ToDoubleFunction<RdsPathInfo> value) {
-        pathGauges.add(new PathGauge(MultiGauge.builder(name).description(description).tags(tags).register(registry),
-                value));
+    private record ConnectionKey(String local, String peer, String transport) {
     }
 
-    private void socket(MeterRegistry registry, String name, String description,
-                        ToDoubleFunction<RdsSocketInfo> value) {
-        socketGauges.add(new SocketGauge(MultiGauge.builder(name).description(description).tags(tags)
-                .register(registry), value));
-    }
-
-    /** An unsigned 64-bit sequence number as a double (exact below 2^53, which a sequence reaches in no lifetime). */
-    private static double unsigned(long v) {
-        return v >= 0 ? v : (double) (v >>> 1) * 2.0;
-    }
-
-    private record PathGauge(MultiGauge gauge, ToDoubleFunction<RdsPathInfo> value) {
-    }
-
-    private record SocketGauge(MultiGauge gauge, ToDoubleFunction<RdsSocketInfo> value) {
-    }
-
-    private record PathKey(String local, String peer, String transport, int index) {
-        Tags tags() {
-            return Tags.of("local", local, "peer", peer, "transport", transport, "path", Integer.toString(index));
-        }
-    }
-
-    private record SocketKey(String address, int port) {
-        Tags tags() {
-            return Tags.of("address", address, "port", Integer.toString(port));
-        }
+    private record AddressKey(String address) {
     }
 
     @Override

@@ -39,6 +39,7 @@ final class EchoCommand implements Command {
                 + "Prints 'echo: listening on ADDR:PORT' once bound, then echoes every message to its source\n"
                 + "until SIGINT/SIGTERM, and prints a summary.\n\n"
                 + "  --bind ADDR:PORT the local address and RDS port\n"
+                + ProgressReporter.USAGE
                 + NetOptions.USAGE;
     }
 
@@ -51,7 +52,7 @@ final class EchoCommand implements Command {
 
     @Override
     public Set<String> flagOptions() {
-        return Set.of();
+        return Set.of("quiet");
     }
 
     @Override
@@ -82,8 +83,12 @@ final class EchoCommand implements Command {
                         + "%d dropped%n", messages.get(), bytes.get(), Format.seconds(System.nanoTime() - start),
                 Format.perSecond(messages.get(), System.nanoTime() - start),
                 Format.megabytesPerSecond(bytes.get(), System.nanoTime() - start), dropped.get());
+        // Echo runs until killed: the progress line shows it alive and how fast; stopped before the summary.
+        ProgressReporter progress = ProgressReporter.start(args.flag("quiet"), err, "echo", messages::get,
+                bytes::get, -1);
         SignalExit exit = new SignalExit(() -> {
             s.close();
+            progress.close();
             summary.run();
             out.flush();
             stack.close();
@@ -106,6 +111,7 @@ final class EchoCommand implements Command {
                 // The signal hook closed the socket: it prints the summary and ends the JVM with status 0.
                 return 0;
             }
+            progress.close();
             err.println("rds4j echo: socket closed unexpectedly");
             stack.close();
             return 1;
@@ -113,6 +119,7 @@ final class EchoCommand implements Command {
             if (!exit.finish()) {
                 return 0;
             }
+            progress.close();
             err.println("rds4j echo: " + e);
             s.close();
             summary.run();

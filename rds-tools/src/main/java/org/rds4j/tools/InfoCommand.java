@@ -28,7 +28,7 @@ final class InfoCommand implements Command {
 
     @Override
     public String usage() {
-        return "usage: rds4j info (--pid PID | --jmx URL) [-ITcgkmnrst] [--stack NAME]\n\n"
+        return "usage: rds4j info (--pid PID | --jmx URL) [-ITcgkmnrst] [--stack NAME] [--json]\n\n"
                 + "Prints what the rds4j stacks of a running JVM hold, as the kernel's rds-info prints Linux RDS,\n"
                 + "read from each stack's JMX MBean (org.rds4j:type=Stack,name=NAME). The options limit the output\n"
                 + "to the sources they name; with none, every source but -I is printed.\n\n"
@@ -36,6 +36,8 @@ final class InfoCommand implements Command {
                 + "                   the attach API if it is not running)\n"
                 + "  --jmx URL        a JMX service URL, e.g. service:jmx:rmi:///jndi/rmi://127.0.0.1:9010/jmxrmi\n"
                 + "  --stack NAME     only the stack of this name (default: every stack of the JVM)\n"
+                + "  --json           one JSON document instead of the tables, for scripts: every item of the\n"
+                + "                   sources chosen (all but -I by default), under its MBean name\n"
                 + "  -c               counters (kernel names)\n"
                 + "  -k               sockets: bound address, send and receive budgets, bytes queued each way,\n"
                 + "                   congestion\n"
@@ -59,7 +61,9 @@ final class InfoCommand implements Command {
 
     @Override
     public Set<String> flagOptions() {
-        return Set.copyOf(SOURCES);
+        Set<String> flags = new java.util.HashSet<>(SOURCES);
+        flags.add("json");
+        return flags;
     }
 
     @Override
@@ -80,12 +84,18 @@ final class InfoCommand implements Command {
         String only = args.string("stack", null);
         try (JmxTarget target = args.has("pid") ? JmxTarget.attach(args.longValue("pid", 0, 1, Long.MAX_VALUE))
                 : JmxTarget.connect(args.required("jmx"))) {
-            return print(target.connection(), target.description(), only, sources, out, err);
+            return print(target.connection(), target.description(), only, sources, args.flag("json"), out, err);
         }
     }
 
     /** Prints {@code sources} of every stack (or the one named) behind {@code server}; 1 if there is none. */
     static int print(MBeanServerConnection server, String where, String only, List<String> sources,
+                     PrintStream out, PrintStream err) throws Exception {
+        return print(server, where, only, sources, false, out, err);
+    }
+
+    /** As above; with {@code json}, one JSON document on one line instead of the tables. */
+    static int print(MBeanServerConnection server, String where, String only, List<String> sources, boolean json,
                      PrintStream out, PrintStream err) throws Exception {
         List<StackView> stacks = StackView.readAll(server);
         if (only != null) {
@@ -95,6 +105,11 @@ final class InfoCommand implements Command {
             err.println("rds4j info: " + where + " has no rds4j stack" + (only != null ? " named '" + only + "'"
                     : "") + " (none created yet, or each made with RdsStackConfig.jmx(false))");
             return 1;
+        }
+        if (json) {
+            out.println(InfoJson.write(where, stacks, sources));
+            out.flush();
+            return 0;
         }
         InfoPrinter p = new InfoPrinter(out);
         for (StackView s : stacks) {

@@ -25,15 +25,25 @@ final class JmxTarget implements AutoCloseable {
         this.description = description;
     }
 
-    /** Attaches to JVM {@code pid} of this host (same user), starts its local JMX agent if needed, connects. */
-    static JmxTarget attach(long pid) throws IOException {
+    /**
+     * Attaches to JVM {@code pid} of this host (same user), starts its local JMX agent if needed, connects.
+     *
+     * @throws ToolFailure no process has that id, or it is not a JVM this user can attach to: said in words
+     */
+    static JmxTarget attach(long pid) throws IOException, ToolFailure {
+        String advice = "; give the pid of a running JVM of this user on this host that has an rds4j stack (jps"
+                + " lists them), or --jmx URL";
+        if (ProcessHandle.of(pid).isEmpty()) {
+            throw new ToolFailure("no JVM with pid " + pid + " is running an rds4j stack: no process has that id"
+                    + advice);
+        }
         String address;
         VirtualMachine vm;
         try {
             vm = VirtualMachine.attach(Long.toString(pid));
-        } catch (AttachNotSupportedException e) {
-            throw new IOException("cannot attach to process " + pid + ": " + e.getMessage() + "; give the pid of a"
-                    + " running JVM of this user on this host (jps lists them), or --jmx URL", e);
+        } catch (AttachNotSupportedException | IOException e) {
+            // Not a JVM, another user's, or gone since the check above: the attach API's words, with what to do.
+            throw new ToolFailure("cannot attach to process " + pid + " (" + e.getMessage() + ")" + advice, e);
         }
         try {
             address = vm.startLocalManagementAgent();

@@ -42,6 +42,10 @@ public final class Main {
             out.print(usage());
             return 0;
         }
+        if (name.equals("--version") || name.equals("-V") || name.equals("version")) {
+            out.print(VersionInfo.text());
+            return 0;
+        }
         Command command = COMMANDS.get(name);
         if (command == null) {
             err.println("rds4j: unknown command '" + name + "'");
@@ -60,6 +64,9 @@ public final class Main {
             err.println("rds4j " + name + ": " + e.getMessage());
             err.print(command.usage());
             return 2;
+        } catch (ToolFailure e) {
+            err.println("rds4j " + name + ": " + e.getMessage());
+            return 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("rds4j " + name + ": interrupted");
@@ -76,6 +83,8 @@ public final class Main {
         for (Command c : COMMANDS.values()) {
             b.append(String.format(java.util.Locale.ROOT, "  %-8s %s\n", c.name(), c.description()));
         }
+        b.append(String.format(java.util.Locale.ROOT, "  %-8s %s\n", "version",
+                "print rds4j's version, the Java runtime and the transports (also --version)"));
         return b.toString();
     }
 }

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rds4j.RdsDatagram;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsStack;
@@ -38,6 +39,7 @@ final class RecvCommand implements Command {
                 + "  --stall S        once listening, wait S seconds before reading anything: a deliberately slow\n"
                 + "                   receiver, whose port becomes congested once more than half of SO_RCVBUF\n"
                 + "                   (see --rcvbuf) is queued unread, so that its senders must back off\n"
+                + ProgressReporter.USAGE
                 + NetOptions.USAGE;
     }
 
@@ -50,7 +52,7 @@ final class RecvCommand implements Command {
 
     @Override
     public Set<String> flagOptions() {
-        return Set.of();
+        return Set.of("quiet");
     }
 
     @Override
@@ -75,17 +77,25 @@ final class RecvCommand implements Command {
             // Rates count from the first message: the sender usually starts after we are ready.
             long first = 0;
             boolean timedOut = false;
-            while (verifier.messages() < count) {
-                long left = deadline - System.nanoTime();
-                Optional<RdsDatagram> d = left > 0 ? socket.receive(Duration.ofNanos(left)) : Optional.empty();
-                if (d.isEmpty()) {
-                    timedOut = true;
-                    break;
+            // Read by the progress line once a second; written with ordered stores, no fence per message.
+            AtomicLong received = new AtomicLong();
+            AtomicLong receivedBytes = new AtomicLong();
+            try (ProgressReporter reporter = ProgressReporter.start(args.flag("quiet"), err, "recv", received::get,
+                    receivedBytes::get, count)) {
+                while (verifier.messages() < count) {
+                    long left = deadline - System.nanoTime();
+                    Optional<RdsDatagram> d = left > 0 ? socket.receive(Duration.ofNanos(left)) : Optional.empty();
+                    if (d.isEmpty()) {
+                        timedOut = true;
+                        break;
+                    }
+                    if (first == 0) {
+                        first = System.nanoTime();
+                    }
+                    verifier.accept(d.get().source(), d.get().payload());
+                    received.lazySet(verifier.messages());
+                    receivedBytes.lazySet(verifier.bytes());
                 }
-                if (first == 0) {
-                    first = System.nanoTime();
-                }
-                verifier.accept(d.get().source(), d.get().payload());
             }
             long elapsed = first == 0 ? 0 : System.nanoTime() - first;
             boolean ok = !timedOut && verifier.problems() == 0;

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
 import org.rds4j.EnobufsException;
@@ -56,6 +57,7 @@ final class SendCommand implements Command {
                 + "                   on ENOBUFS (destination congested) wait for the RDS_CONG_MONITOR notification,\n"
                 + "                   then retry; the summary counts both (eagain=N enobufs=M)\n"
                 + "  --timeout S      give up after S seconds (default 60)\n"
+                + ProgressReporter.USAGE
                 + NetOptions.USAGE;
     }
 
@@ -68,7 +70,7 @@ final class SendCommand implements Command {
 
     @Override
     public Set<String> flagOptions() {
-        return Set.of("expect-echo", "nonblocking");
+        return Set.of("expect-echo", "nonblocking", "quiet");
     }
 
     @Override
@@ -101,8 +103,12 @@ final class SendCommand implements Command {
             long sent = 0;
             boolean drained = false;
             String failure = null;
+            // Read by the progress line once a second; written with an ordered store, no fence per message.
+            AtomicLong progress = new AtomicLong();
             // Closing the socket at the deadline is what bounds a send blocked on a full buffer or congestion.
-            try (Watchdog watchdog = Watchdog.start(deadline, socket::close)) {
+            try (Watchdog watchdog = Watchdog.start(deadline, socket::close);
+                 ProgressReporter reporter = ProgressReporter.start(args.flag("quiet"), err, "send",
+                         progress::get, () -> progress.get() * size, count)) {
                 if (echoes != null) {
                     echoes.start();
                 }
@@ -117,6 +123,7 @@ final class SendCommand implements Command {
                         } else {
                             socket.send(buffer, to);
                         }
+                        progress.lazySet(sent + 1);
                     }
                     drained = socket.awaitSent(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
                     if (echoes != null) {

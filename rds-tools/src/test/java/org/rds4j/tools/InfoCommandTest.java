@@ -184,4 +184,70 @@ class InfoCommandTest {
         assertEquals(1, InfoCommand.print(ManagementFactory.getPlatformMBeanServer(), "this JVM", "no-such-stack",
                 List.of("c"), out, out));
     }
+
+    /** {@code --json}: one document a strict reader takes, with the figures the tables print. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void jsonHoldsWhatTheTablesPrint() throws Exception {
+        InetAddress a = InetAddress.getByName("127.0.0.61");
+        InetAddress b = InetAddress.getByName("127.0.0.62");
+        RdsStack sa = RdsStack.create(RdsStackConfig.builder().name("info-json-a").address(a)
+                .defaultTransport("loopback").build());
+        closeables.add(sa);
+        RdsStack sb = RdsStack.create(RdsStackConfig.builder().name("info-json-\"b\"").address(b)
+                .defaultTransport("loopback").build());
+        closeables.add(sb);
+        RdsSocket tx = sa.openSocket();
+        closeables.add(tx);
+        tx.bind(new InetSocketAddress(a, 4100));
+        RdsSocket rx = sb.openSocket();
+        closeables.add(rx);
+        rx.bind(new InetSocketAddress(b, 4200));
+        for (int i = 0; i < 10; i++) {
+            tx.send(ByteBuffer.allocate(300), rx.localAddress());
+        }
+        for (int i = 0; i < 5; i++) {
+            assertTrue(rx.receive(Duration.ofSeconds(30)).isPresent());
+        }
+        awaitEightPathsUp(sb);
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        assertEquals(0, InfoCommand.print(ManagementFactory.getPlatformMBeanServer(), "this JVM",
+                "info-json-\"b\"", List.of("T", "c", "g", "k", "n", "r", "s", "t"), true, out, out));
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(1, text.lines().count(), "one line: " + text);
+        java.util.Map<String, Object> doc = (java.util.Map<String, Object>) JsonTestParser.parse(text);
+        assertEquals(RdsStack.version(), doc.get("rds4jVersion"));
+        List<Object> stacks = (List<Object>) doc.get("stacks");
+        assertEquals(1, stacks.size(), text);
+        java.util.Map<String, Object> s = (java.util.Map<String, Object>) stacks.get(0);
+        assertEquals("info-json-\"b\"", s.get("name"), "a quote in a name survives");
+        java.util.Map<String, Object> counters = (java.util.Map<String, Object>) s.get("counters");
+        assertEquals(new java.math.BigDecimal(10), counters.get("recv_queued"), text);
+        assertEquals(sb.counters().keySet(), counters.keySet(), "every counter, as the table prints");
+        List<Object> paths = (List<Object>) s.get("paths");
+        assertEquals(8, paths.size(), text);
+        for (Object o : paths) {
+            java.util.Map<String, Object> p = (java.util.Map<String, Object>) o;
+            assertEquals("127.0.0.62", p.get("local"));
+            assertEquals("127.0.0.61", p.get("peer"));
+            assertEquals("UP", p.get("state"));
+            assertTrue(p.get("nextRxSequence") instanceof java.math.BigDecimal, text);
+        }
+        List<Object> sockets = (List<Object>) s.get("sockets");
+        java.util.Map<String, Object> sock = (java.util.Map<String, Object>) sockets.get(0);
+        assertEquals(new java.math.BigDecimal(4200), sock.get("boundPort"));
+        assertEquals(new java.math.BigDecimal(5), sock.get("receiveQueuedMessages"));
+        assertEquals(new java.math.BigDecimal(1500), sock.get("receiveQueuedBytes"));
+        assertTrue(s.get("congestionMaps") instanceof List, text);
+
+        bytes.reset();
+        assertEquals(0, InfoCommand.print(ManagementFactory.getPlatformMBeanServer(), "this JVM",
+                "info-json-\"b\"", List.of("c"), true, out, out));
+        java.util.Map<String, Object> only = (java.util.Map<String, Object>) ((List<Object>) ((java.util.Map<String,
+                Object>) JsonTestParser.parse(bytes.toString(StandardCharsets.UTF_8))).get("stacks")).get(0);
+        assertTrue(only.containsKey("counters") && !only.containsKey("paths") && !only.containsKey("sockets"),
+                "-c alone: counters only: " + only.keySet());
+    }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.rds4j.EintrException;
 import org.rds4j.EnobufsException;
+import org.rds4j.EtimedoutException;
 
 /**
  * One socket's side of congestion: waiting for, or refusing to send to, a congested destination port, and the
@@ -66,17 +67,24 @@ public final class CongestionMonitor {
 
     /**
      * Returns when {@code port} of the peer is not congested: at once if it is clear, after waiting for it to clear
-     * if {@code blocking} (no timeout, as the kernel; a close ends the wait), or by throwing ENOBUFS otherwise.
+     * if {@code blocking} (at most {@code timeoutNanos}, 0 for no bound; a close ends the wait), or by throwing
+     * ENOBUFS otherwise.
+     *
+     * <p>The kernel's wait here (net/rds/cong.c, {@code rds_cong_wait}) has no timeout: only a signal ends it. rds4j
+     * bounds it by the socket's {@code SO_SNDTIMEO} as well, so that a sender whose receiver never reads (the same
+     * thread, say) fails instead of hanging; with {@code SO_SNDTIMEO} unset (0) it waits as the kernel does.
      *
      * @param peerMap the congestion map of the destination address
      * @param port the destination RDS port, 0 to 65535
      * @param blocking whether the send may wait
+     * @param timeoutNanos the longest wait, {@code SO_SNDTIMEO}; 0 waits until the port clears
      * @param owner the sending socket, told of refusals and waits
      * @throws IOException {@link org.rds4j.EnobufsException} if the port is congested and {@code blocking} is
-     *         false; {@link org.rds4j.EintrException} if the wait was interrupted; or the socket's own exception if
-     *         it closed meanwhile
+     *         false; {@link org.rds4j.EtimedoutException} if it stayed congested for {@code timeoutNanos};
+     *         {@link org.rds4j.EintrException} if the wait was interrupted; or the socket's own exception if it
+     *         closed meanwhile
      */
-    public void awaitUncongested(CongestionMap peerMap, int port, boolean blocking, Owner owner)
+    public void awaitUncongested(CongestionMap peerMap, int port, boolean blocking, long timeoutNanos, Owner owner)
             throws IOException {
         if (!peerMap.isCongested(port)) {
             return;
@@ -103,9 +111,22 @@ public final class CongestionMonitor {
                     + " retry later or send blocking");
         }
         owner.blocked();
+        long start = System.nanoTime();
         try {
-            // Like the kernel, no timeout applies here; wake now and then to notice a close.
-            while (!peerMap.awaitClear(port, TimeUnit.MILLISECONDS.toNanos(100))) {
+            // Wake now and then to notice a close; SO_SNDTIMEO, when set, bounds the whole wait.
+            long slice = TimeUnit.MILLISECONDS.toNanos(100);
+            while (true) {
+                long left = timeoutNanos == 0 ? slice : timeoutNanos - (System.nanoTime() - start);
+                if (left <= 0) {
+                    owner.checkOpen();
+                    throw new EtimedoutException("port " + port + " of the destination stayed congested for"
+                            + " SO_SNDTIMEO (" + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms): its receiver"
+                            + " is not reading; nothing was sent. Read on another thread, send non-blocking and"
+                            + " wait for RDS_CONG_MONITOR's notification, or raise the receiver's SO_RCVBUF");
+                }
+                if (peerMap.awaitClear(port, Math.min(slice, left))) {
+                    break;
+                }
                 owner.checkOpen();
             }
         } catch (InterruptedException e) {

@@ -58,6 +58,14 @@ public final class Connection {
     private volatile boolean useful;
     /** The stack forgot this idle, useless peer: nothing may use this object any more; look the peer up afresh. */
     private volatile boolean retired;
+    /**
+     * When a path's loss was last logged at INFO ({@code System.nanoTime()}), 0 for never: the other paths, which a
+     * peer's close or crash takes down in the same moment, log theirs at DEBUG only, as does a connection that keeps
+     * failing, for {@link #LOSS_LOG_INTERVAL_NANOS}. One line per connection, not per path. Owner only.
+     */
+    private long lossLoggedAt;
+    /** How long after a loss logged at INFO the connection's further losses go to DEBUG. */
+    static final long LOSS_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /**
      * A connection with all its paths down; nothing is sent until a socket sends to the peer.
@@ -652,6 +660,23 @@ public final class Connection {
             }
             return null;
         }, null);
+    }
+
+    /**
+     * Whether a path that just lost its connection should say so at INFO: true unless a loss of this connection was
+     * logged there within {@link #LOSS_LOG_INTERVAL_NANOS}, which covers the other paths of the same loss. On the
+     * owner.
+     *
+     * @return whether to log this loss at INFO
+     */
+    boolean firstLossInAWhile() {
+        assert ownerOnly();
+        long now = System.nanoTime();
+        if (lossLoggedAt != 0 && now - lossLoggedAt < LOSS_LOG_INTERVAL_NANOS) {
+            return false;
+        }
+        lossLoggedAt = now == 0 ? 1 : now;
+        return true;
     }
 
     @Override

@@ -424,8 +424,14 @@ public final class ConnectionPath {
             return;
         }
         if (cause != null && connection.isUseful()) {
-            log.info("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
-                    cause.toString(), requeued, queue.size() - requeued);
+            // A peer that closes or dies takes every path down at once: one line for the connection, in words; each
+            // path's exception and counts at DEBUG.
+            if (connection.firstLossInAWhile()) {
+                log.info("{}: connection lost: {}; its paths reconnect and resend what the peer had not acknowledged",
+                        connection, inWords(cause));
+            }
+            log.debug("{} path {}: connection lost ({}); {} messages to resend, {} queued", connection, index,
+                    cause.toString(), requeued, queue.size() - requeued, cause);
         } else if (cause != null) {
             // A peer that never sent us a message nor got one: at INFO, a flood of connections would flood the log.
             log.debug("{} path {}: connection lost ({}) before the peer exchanged a message", connection, index,
@@ -434,6 +440,30 @@ public final class ConnectionPath {
             log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
         }
         connector.closedLocked(pc, wasUp);
+    }
+
+    /**
+     * What a transport's failure means, in words a user can act on: the operating system's words for the common
+     * ends of a TCP connection (the message texts Linux and the JDK use), the failure's own message otherwise. Never
+     * the exception's class: transports report their own types (a Netty native error, say), which mean nothing to
+     * the reader of the log.
+     */
+    static String inWords(Throwable cause) {
+        String m = cause.getMessage();
+        String text = m == null ? "" : m.toLowerCase(java.util.Locale.ROOT);
+        if (text.contains("connection reset")) {
+            return "the peer reset it (its process closed the connection with data unread, ended, or restarted)";
+        }
+        if (text.contains("broken pipe")) {
+            return "the peer had closed it while we were still writing";
+        }
+        if (text.contains("timed out") || text.contains("timeout")) {
+            return "it timed out (the peer or the network stopped answering)";
+        }
+        if (text.contains("no route to host") || text.contains("network is unreachable")) {
+            return "the network path to the peer is gone (" + m + ")";
+        }
+        return m == null || m.isBlank() ? "the transport failed (" + cause.getClass().getSimpleName() + ")" : m;
     }
 
     /** Drops the current connection (protocol error, dead peer); {@link #closed} follows from the transport. */

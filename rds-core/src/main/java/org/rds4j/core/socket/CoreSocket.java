@@ -205,7 +205,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         }
         boolean queued = false;
         try {
-            congestion.awaitUncongested(c.peerMap(), dport, blocking, congestionOwner);
+            congestion.awaitUncongested(c.peerMap(), dport, blocking, options.sendTimeoutNanos(), congestionOwner);
             m.askForAck(sendBuffer.reserve(len, blocking, options.sendTimeoutNanos(), this));
             if (c.ackFailure() != null) {                // found out while this sender waited for budget
                 sendBuffer.release(1, len);

@@ -23,6 +23,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
 import org.rds4j.EaccesException;
+import org.rds4j.EbadfException;
 import org.rds4j.EnoprotooptException;
 import org.rds4j.RdsAddresses;
 import org.rds4j.RdsCongestionMapInfo;
@@ -116,7 +117,8 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     @Override
     public RdsSocket openSocket() throws IOException {
         if (closing) {
-            throw new IllegalStateException("stack " + config.name() + " is closed");
+            throw new EbadfException("stack " + config.name() + " is closed; open sockets on a stack that is open, or"
+                    + " create a new one");
         }
         CoreSocket s = new CoreSocket(this);
         sockets.add(s);

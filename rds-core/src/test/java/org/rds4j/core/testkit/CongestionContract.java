@@ -267,8 +267,9 @@ public abstract class CongestionContract extends TwoHostsContract {
     }
 
     /**
-     * protocol.md "Congestion maps": a blocking send to a congested port sleeps until the bit clears, with no timeout (SO_SNDTIMEO does not
-     * apply), counting cong_send_blocked; then it succeeds, and its message arrives after the earlier ones.
+     * protocol.md "Congestion maps": a blocking send to a congested port sleeps until the bit clears, with no timeout
+     * while SO_SNDTIMEO is unset (as the kernel), counting cong_send_blocked; then it succeeds, and its message
+     * arrives after the earlier ones.
      */
     @Test
     void aBlockingSendToACongestedPortWaitsWithoutTimeoutUntilTheMapClears() throws Exception {
@@ -277,7 +278,6 @@ public abstract class CongestionContract extends TwoHostsContract {
         RdsSocket b = socket(hostB, addressB(), 4000);
         b.setOption(RdsSocketOptions.SO_RCVBUF, RCV_BUDGET);
         int sent = sendUntilEnobufs(a, b.localAddress(), 1000, 0);
-        a2.setOption(RdsSocketOptions.SO_SNDTIMEO, Duration.ofMillis(50));
         long blockedBefore = counter(hostA, "cong_send_blocked");
         byte[] callers = {7, 7, 7};
         CompletableFuture<Integer> blocked = CompletableFuture.supplyAsync(() -> {
@@ -292,7 +292,7 @@ public abstract class CongestionContract extends TwoHostsContract {
         // The payload was copied before the wait, as the kernel's rds_sendmsg copies before rds_cong_wait: what the
         // caller writes into its buffer now is not sent.
         Arrays.fill(callers, (byte) 9);
-        // Still waiting well past SO_SNDTIMEO (the congestion wait has no timeout).
+        // Still waiting: without SO_SNDTIMEO the congestion wait has no timeout.
         assertThrows(TimeoutException.class, () -> blocked.get(400, TimeUnit.MILLISECONDS));
         for (int i = 0; i < sent; i++) {
             RdsDatagram d = b.receive(Duration.ofSeconds(10)).orElseThrow();
@@ -303,6 +303,48 @@ public abstract class CongestionContract extends TwoHostsContract {
         RdsDatagram last = b.receive(Duration.ofSeconds(10)).orElseThrow();
         assertEquals(a2.localAddress(), last.source());
         assertArrayEquals(new byte[] {7, 7, 7}, bytes(last), "the bytes as they were when send was called");
+    }
+
+    /**
+     * buffers-and-congestion.md, section 2: with SO_SNDTIMEO set, a blocking send to a congested port gives up after
+     * it with ETIMEDOUT (rds4j's bound; the kernel's wait has none), having sent nothing; the one thread that sends
+     * to a socket it then reads, as a first program does, therefore fails instead of hanging. Once the receiver reads,
+     * sending works again.
+     */
+    @Test
+    void soSndtimeoBoundsTheWaitForACongestedPortWithEtimedout() throws Exception {
+        RdsSocket a = socket(hostA, addressA(), 4000);
+        RdsSocket b = socket(hostB, addressB(), 4000);
+        Duration timeout = Duration.ofMillis(300);
+        a.setOption(RdsSocketOptions.SO_SNDTIMEO, timeout);
+        long blockedBefore = counter(hostA, "cong_send_blocked");
+        // One thread, 1,000 messages of 1,000 bytes, nobody reading yet: the port congests at half of SO_RCVBUF.
+        int sent = 0;
+        long start = 0;
+        EtimedoutException timedOut = null;
+        for (; sent < 1000; sent++) {
+            start = System.nanoTime();
+            try {
+                a.send(message(1000, sent, 4000), b.localAddress());
+            } catch (EtimedoutException e) {
+                timedOut = e;
+                break;
+            }
+        }
+        long waited = System.nanoTime() - start;
+        assertTrue(timedOut != null, "1,000 sends of 1,000 B to an unread socket must time out, all " + sent
+                + " went through");
+        assertTrue(waited >= timeout.toNanos() - TimeUnit.MILLISECONDS.toNanos(10), "gave up after " + waited
+                + " ns, before SO_SNDTIMEO");
+        assertTrue(timedOut.getMessage().contains("congested"), timedOut.getMessage());
+        assertTrue(counter(hostA, "cong_send_blocked") > blockedBefore, "the wait counted cong_send_blocked");
+        // Nothing of the timed-out send was queued: the receiver gets exactly the messages before it, in order.
+        for (int i = 0; i < sent; i++) {
+            assertEquals(i, b.receive(Duration.ofSeconds(10)).orElseThrow().payload().getLong(0), "order kept");
+        }
+        assertEquals(1000, a.send(message(1000, sent, 4000), b.localAddress()), "sends go through once read");
+        assertEquals(sent, b.receive(Duration.ofSeconds(10)).orElseThrow().payload().getLong(0));
+        assertTrue(b.receive(Duration.ofMillis(50)).isEmpty(), "nothing extra");
     }
 
     /**

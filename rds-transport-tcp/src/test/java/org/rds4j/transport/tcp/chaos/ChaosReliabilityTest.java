@@ -253,8 +253,8 @@ class ChaosReliabilityTest {
                 break;
             }
         }
-        // A send blocked on the budget ends at SO_SNDTIMEO; one blocked on a congested port has no timeout (as in
-        // the kernel), so the wait is bounded here, once for all senders.
+        // A send blocked on the budget or on a congested port ends at SO_SNDTIMEO (each wait on its own); the join
+        // is bounded here as well, once for all senders.
         long joinDeadline = System.nanoTime() + (stuck == null ? 1_000 : SEND_TIMEOUT.toMillis() + 5_000) * 1_000_000L;
         for (Thread t : senderThreads) {
             t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime())));

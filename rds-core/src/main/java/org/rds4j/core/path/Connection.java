@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * threads reach that state only through {@link #execute} (timers, an application thread's slow paths) or
  * {@link #call} (inspection, cancel, a closing socket's purge); the methods that touch it assert their thread
  * ({@link #ownerOnly}). What application threads do without asking (push onto a path's inbox, read its state, pick a
- * lane) is lock-free by design: docs/threading.md.
+ * lane) is lock-free by design: docs/threading.md; why one owner per pair of addresses and not per path:
+ * docs/decisions/0022-one-owner-per-connection.md.
  */
 public final class Connection {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);

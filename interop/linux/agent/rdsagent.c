@@ -799,10 +799,12 @@ static int mode_stall(int argc, char **argv)
         usleep(50000);
     out("STALL draining");
     uint64_t n = 0;
-    /* Drain until the queue has been empty for a second (bounded by idle time). */
+    /* Drain until the queue has been empty for five seconds (bounded by idle time). The last messages of a stalled
+     * port come only after the kernel has cleared its congestion bit and the peer has heard of it, a round trip and
+     * a wake-up later, which a machine shared with other work can stretch past a second. */
     for (;;) {
         struct pollfd pfd = { fd, POLLIN, 0 };
-        int pr = poll(&pfd, 1, 1000);
+        int pr = poll(&pfd, 1, 5000);
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr <= 0)

@@ -73,11 +73,16 @@ public final class ConnectionPath {
         this.transmitter = new PathTransmitter(this, queue, acks, ackRequests);
         this.maintenance = new PathMaintenance(this, ackRequests);
         this.numbering = new PathNumbering(this);
-        this.kickTask = this::kickOwned;
+        this.kickTask = () -> {
+            kickPending.set(false);               // before the look: a push after it asks again
+            kickOwned();
+        };
     }
 
     /** {@link #kickOwned}, made once: what a sender hands the owner when the path is not up. */
     private final Runnable kickTask;
+    /** A {@link #kickTask} is queued on the owner: senders of a path that is connecting queue one, not one each. */
+    private final java.util.concurrent.atomic.AtomicBoolean kickPending = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * The connection this path belongs to.
@@ -190,7 +195,7 @@ public final class ConnectionPath {
         // and sent ahead of it (see upLocked). The owner connects the path if it is down.
         if (connection.inOwner()) {
             kickOwned();
-        } else {
+        } else if (!kickPending.get() && kickPending.compareAndSet(false, true)) {
             connection.execute(kickTask);
         }
     }

@@ -58,7 +58,7 @@ final class AckRequests {
             return null;
         }
         OutgoingMessage ping = OutgoingMessage.ping(acks.port(slot));
-        PathConnection kick = path.enqueueLocked(ping);
+        PathConnection kick = path.enqueueOwn(ping);
         acks.pingQueued(slot, ping.sequence);
         acks.progress(env.nanoTime());
         env.statistics().increment(Counter.ACK_PING_SENT);
@@ -99,7 +99,7 @@ final class AckRequests {
             return ping(true);
         }
         OutgoingMessage ping = OutgoingMessage.ping(acks.port(slot));
-        PathConnection kick = path.enqueueLocked(ping);
+        PathConnection kick = path.enqueueOwn(ping);
         acks.retryQueued(slot);
         acks.progress(env.nanoTime());
         env.statistics().increment(Counter.ACK_PING_SENT);

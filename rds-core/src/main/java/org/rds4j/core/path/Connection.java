@@ -308,7 +308,7 @@ public final class Connection {
     /**
      * Path {@code index} came up (on the owner). Towards a peer that places connections on its first free path,
      * the lowest path above it that is down may connect now: it waited for this one (see
-     * {@link PathConnector#connectLocked}).
+     * {@link PathConnector#connectNow}).
      */
     void pathUp(int index) {
         if (multipath.peerEncodesPaths() || !initiates()) {

@@ -192,7 +192,7 @@ public final class ConnectionPath {
             return;
         }
         // The message stays in the inbox, unnumbered, until the path is up: the probe of a new connection is numbered
-        // and sent ahead of it (see upLocked). The owner connects the path if it is down.
+        // and sent ahead of it (see cameUp). The owner connects the path if it is down.
         if (connection.inOwner()) {
             kickOwned();
         } else if (!kickPending.get() && kickPending.compareAndSet(false, true)) {
@@ -202,17 +202,17 @@ public final class ConnectionPath {
 
     /** On the owner: a transmit pass if the path is up, a connection if it is down and none is under way. */
     private void kickOwned() {
-        PathConnection kick = kickLocked();
+        PathConnection kick = kickOrConnect();
         if (kick != null) {
             kick.requestTransmit();
         }
     }
 
     /** Queues one of the path's own messages, numbered now. On the owner. */
-    PathConnection enqueueLocked(OutgoingMessage m) {
+    PathConnection enqueueOwn(OutgoingMessage m) {
         assert connection.ownerOnly();
         queue.add(m);
-        return kickLocked();
+        return kickOrConnect();
     }
 
     /**
@@ -247,13 +247,13 @@ public final class ConnectionPath {
     }
 
     /** Returns the connection to kick if up; starts connecting if down. On the owner. */
-    private PathConnection kickLocked() {
+    private PathConnection kickOrConnect() {
         assert connection.ownerOnly();
         if (state == PathState.UP) {
             return current;
         }
         if (state == PathState.DOWN && !connector.pending()) {
-            connector.connectLocked();
+            connector.connectNow();
         }
         return null;
     }
@@ -279,7 +279,7 @@ public final class ConnectionPath {
         if (pc == current && state == PathState.UP) {
             OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent());
             if (ackOnly != null) {
-                kick = enqueueLocked(ackOnly);
+                kick = enqueueOwn(ackOnly);
             }
         }
         if (kick != null) {
@@ -379,7 +379,7 @@ public final class ConnectionPath {
     }
 
     /** The path is up on {@code pc}. On the owner; returns the connection to kick. */
-    PathConnection upLocked(PathConnection pc) {
+    PathConnection cameUp(PathConnection pc) {
         assert connection.ownerOnly();
         state = PathState.UP;
         numbering.up(pc);
@@ -444,7 +444,7 @@ public final class ConnectionPath {
         } else {
             log.debug("{} path {}: connection closed; {} messages to resend", connection, index, requeued);
         }
-        connector.closedLocked(pc, wasUp);
+        connector.afterClose(pc, wasUp);
     }
 
     /**

@@ -47,7 +47,7 @@ final class PathConnector {
         pc = new PathConnection(path);
         pc.attach(tc);
         path.connecting(pc);                     // a poke still in flight is now stale
-        path.upLocked(pc);
+        path.cameUp(pc);
         pc.requestTransmit();                        // the congestion map, then whatever queued while down
         return pc;
     }
@@ -71,17 +71,17 @@ final class PathConnector {
      * sent on it, or it lasted the backoff's maximum) it was no refusal: quick retries again. Then the path connects
      * again if it may. On the owner.
      */
-    void closedLocked(PathConnection pc, boolean wasUp) {
+    void afterClose(PathConnection pc, boolean wasUp) {
         if (pc.received() || (wasUp && env.nanoTime() - pc.upNanos >= env.reconnectMaxNanos())) {
             reconnect.proven();
         }
-        if (mayReconnectLocked()) {
-            scheduleReconnectLocked();
+        if (mayReconnect()) {
+            scheduleReconnect();
         }
     }
 
     /** Opens a transport connection, or on the larger address pokes the peer. On the owner. */
-    void connectLocked() {
+    void connectNow() {
         assert connection.ownerOnly();
         if (path.isShutdown() || env.isClosing()) {
             return;
@@ -105,8 +105,8 @@ final class PathConnector {
 
     /** The transport connected an attempt of ours. */
     void connected(PathConnection pc, TransportConnection tc) {
-        PathConnection kick = null;
         assert connection.ownerOnly();
+        PathConnection kick = null;
         if (pc != path.currentConnection() || path.state() != PathState.CONNECTING) {
             tc.close();                          // stale: a newer attempt or an accepted connection won
             return;
@@ -121,11 +121,11 @@ final class PathConnector {
                     index);
             path.down();
             tc.close();
-            scheduleReconnectLocked();
+            scheduleReconnect();
             return;
         }
         if (connection.initiates()) {
-            kick = path.upLocked(pc);
+            kick = path.cameUp(pc);
         } else {
             // The larger address only pokes: the peer resets this connection and connects back, and its
             // connection is the one that carries traffic. Close ours, wait for theirs.
@@ -133,7 +133,7 @@ final class PathConnector {
             path.down();
             tc.close();
             if (path.hasUnsent()) {
-                scheduleReconnectLocked();       // poke again later if the peer does not come
+                scheduleReconnect();       // poke again later if the peer does not come
             }
         }
         if (kick != null) {
@@ -149,8 +149,8 @@ final class PathConnector {
         }
         log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
         path.down();
-        if (mayReconnectLocked()) {
-            scheduleReconnectLocked();
+        if (mayReconnect()) {
+            scheduleReconnect();
         }
     }
 
@@ -158,7 +158,7 @@ final class PathConnector {
      * Whether this path connects again after losing its connection: on the smaller address every path in use; on
      * the larger only path 0, and only to poke the peer because messages wait (the kernel's rule). On the owner.
      */
-    boolean mayReconnectLocked() {
+    boolean mayReconnect() {
         if (connection.initiates()) {
             return index == 0 || index < connection.lanes();
         }
@@ -174,7 +174,7 @@ final class PathConnector {
         assert connection.ownerOnly();
         if (path.state() == PathState.DOWN) {
             reconnect.cancel();
-            connectLocked();
+            connectNow();
         }
     }
 
@@ -184,7 +184,7 @@ final class PathConnector {
     }
 
     /** Schedules the next attempt with the backoff's delay; the timer hands it to the owner. On the owner. */
-    void scheduleReconnectLocked() {
+    void scheduleReconnect() {
         if (path.isShutdown() || env.isClosing()) {
             return;
         }
@@ -193,8 +193,8 @@ final class PathConnector {
 
     private void reconnect(Object token) {
         assert connection.ownerOnly();
-        if (reconnect.claim(token) && path.state() == PathState.DOWN && mayReconnectLocked()) {
-            connectLocked();                     // a poke is no longer due once its messages are gone
+        if (reconnect.claim(token) && path.state() == PathState.DOWN && mayReconnect()) {
+            connectNow();                     // a poke is no longer due once its messages are gone
         }
     }
 }

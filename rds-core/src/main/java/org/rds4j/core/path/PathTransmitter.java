@@ -81,8 +81,8 @@ final class PathTransmitter {
      * not acknowledge by itself, ask it with a ping.
      */
     void transmitted(PathConnection pc, long streamOffset) {
-        PathConnection kick = null;
         assert connection.ownerOnly();
+        PathConnection kick = null;
         if (pc == path.currentConnection() && streamOffset >= lastPassEnd) {
             if (!connection.peerAcks().acknowledges()) {
                 kick = ackRequests.request(false);

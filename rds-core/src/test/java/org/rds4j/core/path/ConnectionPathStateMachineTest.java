@@ -338,10 +338,10 @@ class ConnectionPathStateMachineTest {
      * BUG (fails until fixed): a re-poke still pending when the peer connected survives UP. The larger host's poke
      * failed a few times, so a re-poke waits for a random delay below up to 1 s; then the peer connects (UP, which
      * resets the backoff). When that connection drops with a message queued, the re-poke should be immediate (the
-     * first reconnect after UP), but {@code scheduleReconnectLocked} sees {@code reconnectPending} still set and
+     * first reconnect after UP), but {@code scheduleReconnect} sees {@code reconnectPending} still set and
      * schedules nothing: the host waits for the old timer. Likewise a message queued on the DOWN path does not
      * connect until then, and if the queue is empty the old timer pokes anyway. Fix: cancel the pending reconnect
-     * when the path comes up (keep its {@code ScheduledFuture}, cancel it in {@code upLocked} and clear
+     * when the path comes up (keep its {@code ScheduledFuture}, cancel it in {@code cameUp} and clear
      * {@code reconnectPending}, and let {@code reconnect()} ignore a run whose future is no longer the current one).
      */
     @Example
@@ -372,7 +372,7 @@ class ConnectionPathStateMachineTest {
      * forever. Towards a kernel peer (which never sends h_ack): messages 1, probe 2 and ping 3 reach the kernel,
      * its pong is lost when the connection drops. On the new connection 1, 2, 3 are resent marked retransmitted and
      * the kernel drops all three as duplicates (docs/protocol.md, "Sequence numbers, resending, duplicates"; net/rds/recv.c: the duplicate check comes before the ping is
-     * answered), so nothing will ever answer ping 3. Yet {@code requestAckLocked} counts ping 3 as covering every
+     * answered), so nothing will ever answer ping 3. Yet {@link AckRequests#request} counts ping 3 as covering every
      * sent message and sends no new one (the 200 ms fallback uses the same rule), so message 1 is never released
      * until the socket sends something new; and each such loss leaks one of the four ping slots for good, after
      * which no ping is ever sent and nothing to a kernel peer is released again. Fix: in {@code closed()}, forget

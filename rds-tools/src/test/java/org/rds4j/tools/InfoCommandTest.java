@@ -138,23 +138,28 @@ class InfoCommandTest {
         }
     }
 
-    /** Every source of this JVM's own stacks, with IPv6 in the short form and the rds-info columns. */
-    @Test
-    void everySourceOfStacksInThisJvmWithShortIpv6() throws Exception {
-        InetAddress a = InetAddress.getByName("fd00:0:0:0:0:0:0:1");
-        InetAddress b = InetAddress.getByName("fd00:0:0:0:0:0:0:2");
-        RdsStack sa = RdsStack.create(RdsStackConfig.builder().name("info-v6-a").address(a)
+    /**
+     * Two loopback stacks, {@code nameA} at {@code hostA} sending ten 300-byte messages from port 4100 to port 4200 of
+     * {@code nameB} at {@code hostB}, which reads five of them; returns once all 8 paths of {@code nameB} are up.
+     *
+     * @return the receiving stack
+     */
+    private RdsStack twoStacksWithUnreadMessages(String hostA, String hostB, String nameA, String nameB)
+            throws Exception {
+        InetAddress addrA = InetAddress.getByName(hostA);
+        InetAddress addrB = InetAddress.getByName(hostB);
+        RdsStack sa = RdsStack.create(RdsStackConfig.builder().name(nameA).address(addrA)
                 .defaultTransport("loopback").build());
         closeables.add(sa);
-        RdsStack sb = RdsStack.create(RdsStackConfig.builder().name("info-v6-b").address(b)
+        RdsStack sb = RdsStack.create(RdsStackConfig.builder().name(nameB).address(addrB)
                 .defaultTransport("loopback").build());
         closeables.add(sb);
         RdsSocket tx = sa.openSocket();
         closeables.add(tx);
-        tx.bind(new InetSocketAddress(a, 4100));
+        tx.bind(new InetSocketAddress(addrA, 4100));
         RdsSocket rx = sb.openSocket();
         closeables.add(rx);
-        rx.bind(new InetSocketAddress(b, 4200));
+        rx.bind(new InetSocketAddress(addrB, 4200));
         for (int i = 0; i < 10; i++) {
             tx.send(ByteBuffer.allocate(300), rx.localAddress());
         }
@@ -162,6 +167,13 @@ class InfoCommandTest {
             assertTrue(rx.receive(Duration.ofSeconds(30)).isPresent());
         }
         awaitEightPathsUp(sb);
+        return sb;
+    }
+
+    /** Every source of this JVM's own stacks, with IPv6 in the short form and the rds-info columns. */
+    @Test
+    void everySourceOfStacksInThisJvmWithShortIpv6() throws Exception {
+        twoStacksWithUnreadMessages("fd00:0:0:0:0:0:0:1", "fd00:0:0:0:0:0:0:2", "info-v6-a", "info-v6-b");
 
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -189,27 +201,7 @@ class InfoCommandTest {
     @Test
     @SuppressWarnings("unchecked")
     void jsonHoldsWhatTheTablesPrint() throws Exception {
-        InetAddress a = InetAddress.getByName("127.0.0.61");
-        InetAddress b = InetAddress.getByName("127.0.0.62");
-        RdsStack sa = RdsStack.create(RdsStackConfig.builder().name("info-json-a").address(a)
-                .defaultTransport("loopback").build());
-        closeables.add(sa);
-        RdsStack sb = RdsStack.create(RdsStackConfig.builder().name("info-json-\"b\"").address(b)
-                .defaultTransport("loopback").build());
-        closeables.add(sb);
-        RdsSocket tx = sa.openSocket();
-        closeables.add(tx);
-        tx.bind(new InetSocketAddress(a, 4100));
-        RdsSocket rx = sb.openSocket();
-        closeables.add(rx);
-        rx.bind(new InetSocketAddress(b, 4200));
-        for (int i = 0; i < 10; i++) {
-            tx.send(ByteBuffer.allocate(300), rx.localAddress());
-        }
-        for (int i = 0; i < 5; i++) {
-            assertTrue(rx.receive(Duration.ofSeconds(30)).isPresent());
-        }
-        awaitEightPathsUp(sb);
+        RdsStack sb = twoStacksWithUnreadMessages("127.0.0.61", "127.0.0.62", "info-json-a", "info-json-\"b\"");
 
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);

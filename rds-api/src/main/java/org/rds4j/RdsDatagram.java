@@ -69,7 +69,9 @@ public final class RdsDatagram {
      * @param arrivalNanos {@link System#nanoTime()} when the message was queued on the receiving socket
      */
     public RdsDatagram(InetSocketAddress source, int destinationPort, ByteBuffer payload, long arrivalNanos) {
-        this(Kind.DATA, source, destinationPort, payload.isReadOnly() ? payload : payload.asReadOnlyBuffer(),
+        this(Kind.DATA, Objects.requireNonNull(source, "source is null: pass the sender's address and RDS port"),
+                destinationPort, Objects.requireNonNull(payload, "payload is null: pass the message's bytes (an"
+                        + " empty ByteBuffer for a zero-length message)").isReadOnly() ? payload : payload.asReadOnlyBuffer(),
                 arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
     }
 
@@ -84,9 +86,6 @@ public final class RdsDatagram {
         this.congestionMask = congestionMask;
         this.failure = failure;
         this.failedLength = failedLength;
-        if (kind == Kind.DATA) {
-            Objects.requireNonNull(source, "source");
-        }
     }
 
     /**
@@ -111,8 +110,10 @@ public final class RdsDatagram {
      */
     public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure,
                                          long nowNanos) {
+        Objects.requireNonNull(destination, "destination is null: pass where the failed message was sent");
         return new RdsDatagram(Kind.SEND_FAILED, destination, 0, EMPTY, nowNanos, 0,
-                Objects.requireNonNull(failure), length, NO_COOKIES);
+                Objects.requireNonNull(failure, "failure is null: pass why the message will not be delivered"), length,
+                NO_COOKIES);
     }
 
     /**
@@ -123,6 +124,7 @@ public final class RdsDatagram {
      * @return the notification
      */
     public static RdsDatagram zeroCopyCompletion(int[] cookies, long nowNanos) {
+        Objects.requireNonNull(cookies, "cookies is null: pass the cookies of the messages whose buffers are free");
         if (cookies.length == 0 || cookies.length > MAX_ZEROCOPY_COOKIES) {
             throw new IllegalArgumentException("a completion carries 1 to " + MAX_ZEROCOPY_COOKIES + " cookies, not "
                     + cookies.length);

@@ -16,7 +16,8 @@ module org.rds4j.tools {
     requires java.management;
     requires java.management.rmi;
     requires jdk.attach;
-    // stress's round-trip histogram (an automatic module: the jar names no module of its own).
+    // stress's round-trip histogram: an automatic module named after its jar, which names no module of its own (the
+    // compiler warns about such names in published modules; the tools are not published).
     requires HdrHistogram;
 
     exports org.rds4j.tools;

@@ -70,9 +70,7 @@ public final class RdsDatagram {
      */
     public RdsDatagram(InetSocketAddress source, int destinationPort, ByteBuffer payload, long arrivalNanos) {
         this(Kind.DATA, Objects.requireNonNull(source, "source is null: pass the sender's address and RDS port"),
-                destinationPort, Objects.requireNonNull(payload, "payload is null: pass the message's bytes (an"
-                        + " empty ByteBuffer for a zero-length message)").isReadOnly() ? payload : payload.asReadOnlyBuffer(),
-                arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
+                destinationPort, readOnly(payload), arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
     }
 
     private RdsDatagram(Kind kind, InetSocketAddress source, int destinationPort, ByteBuffer payload,
@@ -86,6 +84,12 @@ public final class RdsDatagram {
         this.congestionMask = congestionMask;
         this.failure = failure;
         this.failedLength = failedLength;
+    }
+
+    private static ByteBuffer readOnly(ByteBuffer payload) {
+        Objects.requireNonNull(payload, "payload is null: pass the message's bytes (an empty ByteBuffer for a"
+                + " zero-length message)");
+        return payload.isReadOnly() ? payload : payload.asReadOnlyBuffer();
     }
 
     /**

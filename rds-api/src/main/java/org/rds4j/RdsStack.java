@@ -47,7 +47,8 @@ public interface RdsStack extends AutoCloseable {
      *         transport} is not installed; the message lists the installed ones
      */
     static RdsStack create(RdsStackConfig config) {
-        Objects.requireNonNull(config, "config is null: pass a configuration, such as RdsStackConfig.builder().build()");
+        Objects.requireNonNull(config, "config is null: pass a configuration, such as"
+                + " RdsStackConfig.builder().build()");
         return provider().create(config);
     }
 

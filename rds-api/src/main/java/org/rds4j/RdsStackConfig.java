@@ -633,7 +633,8 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder frameTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout is null: pass a positive Duration, such as Duration.ofSeconds(30)");
+            Objects.requireNonNull(timeout, "timeout is null: pass a positive Duration, such as"
+                    + " Duration.ofSeconds(30)");
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("frameTimeout must be positive, was " + timeout);
             }

@@ -91,9 +91,9 @@ final class MarkdownReport {
             + "round trip with busy-spinning raw NIO's. In the table the ratios are of medians; in the CSV each run's "
             + "line divides by the same run's reference (`msgs_per_s_x_nio`, `rtt_p50_x_nio`, `cpu_x_nio`) and the "
             + "median lines by the reference's medians.\n"
-            + "- **Spreads** (with `--runs` above 1): `msgs/s +-%`, `p50 +-%` and `CPU +-%` are the largest distance of "
-            + "a run's figure from the cell's median, in % of the median. The reference swings from run to run too, "
-            + "so each stands beside packed raw NIO's own at the same size in the same runs (`nio msgs/s +-%`, "
-            + "`nio p50 +-%`, `nio CPU +-%`; in the CSV `..._spread_pct` and `nio_..._spread_pct`), and each 64 B "
-            + "stability line says how many points rds4j's msgs/s spread lies above or below nio-packed's.\n";
+            + "- **Spreads** (with `--runs` above 1): `msgs/s +-%`, `p50 +-%` and `CPU +-%` are the largest "
+            + "distance of a run's figure from the cell's median, in % of the median. The reference swings from run "
+            + "to run too, so each stands beside packed raw NIO's own at the same size in the same runs (`nio msgs/s "
+            + "+-%`, `nio p50 +-%`, `nio CPU +-%`; in the CSV `..._spread_pct` and `nio_..._spread_pct`), and each "
+            + "64 B stability line says how many points rds4j's msgs/s spread lies above or below nio-packed's.\n";
 }

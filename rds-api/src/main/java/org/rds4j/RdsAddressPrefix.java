@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A block of IPv4 or IPv6 addresses written as a prefix, {@code 10.1.0.0/16} or {@code fd00::/8}; a bare address is
@@ -29,6 +30,7 @@ public final class RdsAddressPrefix {
      * @throws IllegalArgumentException if the text is not such a prefix
      */
     public static RdsAddressPrefix parse(String text) {
+        Objects.requireNonNull(text, "text is null: pass a prefix such as 10.1.0.0/16, fd00::/8 or a single address");
         String s = text.trim();
         int slash = s.indexOf('/');
         String address = slash < 0 ? s : s.substring(0, slash);
@@ -70,6 +72,7 @@ public final class RdsAddressPrefix {
      * @return whether its first {@link #length()} bits are this prefix's
      */
     public boolean contains(InetAddress address) {
+        Objects.requireNonNull(address, "address is null: pass the InetAddress to look for");
         byte[] a = address.getAddress();
         if (address instanceof Inet6Address && network.length == 4 && isMapped(a)) {
             a = Arrays.copyOfRange(a, 12, 16);
@@ -95,6 +98,8 @@ public final class RdsAddressPrefix {
      * @return true if one of them contains it; false for an empty list
      */
     public static boolean anyContains(List<RdsAddressPrefix> prefixes, InetAddress address) {
+        Objects.requireNonNull(prefixes, "prefixes is null: pass a list of prefixes (List.of() for none)");
+        Objects.requireNonNull(address, "address is null: pass the InetAddress to look for");
         for (RdsAddressPrefix p : prefixes) {
             if (p.contains(address)) {
                 return true;

@@ -3,6 +3,7 @@ package org.rds4j;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Objects;
 
 /**
  * Addresses as rds4j prints them everywhere (messages, {@link RdsStack#info()}'s JMX face, {@code rds4j info},
@@ -22,6 +23,7 @@ public final class RdsAddresses {
      * @return its text
      */
     public static String format(InetAddress address) {
+        Objects.requireNonNull(address, "address is null: pass an InetAddress");
         if (!(address instanceof Inet6Address)) {
             return address.getHostAddress();
         }
@@ -63,7 +65,7 @@ public final class RdsAddresses {
     /**
      * An address and port as rds4j prints them: {@code 127.0.0.1:4000}, {@code [fd00::2]:4000}.
      *
-     * @param address the address and port; an unresolved one prints its host name
+     * @param address the address and port; an unresolved one prints its host name; may be {@code null}
      * @return its text, or {@code "none"} for {@code null}
      */
     public static String format(InetSocketAddress address) {

@@ -22,7 +22,8 @@ public record RdsCongestionMapInfo(InetAddress address, boolean local, List<Inte
      * @param congestedPorts the marked ports
      */
     public RdsCongestionMapInfo {
-        Objects.requireNonNull(address, "address");
-        congestedPorts = List.copyOf(congestedPorts);
+        Objects.requireNonNull(address, "address is null: pass the map's address");
+        congestedPorts = List.copyOf(Objects.requireNonNull(congestedPorts, "congestedPorts is null: pass the marked"
+                + " ports (List.of() for none)"));
     }
 }

@@ -40,9 +40,9 @@ public record RdsConnectionInfo(InetAddress local, InetAddress peer, String tran
      * @param readingStopped whether reading is stopped
      */
     public RdsConnectionInfo {
-        Objects.requireNonNull(local, "local");
-        Objects.requireNonNull(peer, "peer");
-        Objects.requireNonNull(transport, "transport");
-        paths = List.copyOf(paths);
+        Objects.requireNonNull(local, "local is null: pass our address");
+        Objects.requireNonNull(peer, "peer is null: pass the peer's address");
+        Objects.requireNonNull(transport, "transport is null: pass the transport's name, such as tcp");
+        paths = List.copyOf(Objects.requireNonNull(paths, "paths is null: pass the connection's paths"));
     }
 }

@@ -69,8 +69,8 @@ public final class RdsDatagram {
      * @param arrivalNanos {@link System#nanoTime()} when the message was queued on the receiving socket
      */
     public RdsDatagram(InetSocketAddress source, int destinationPort, ByteBuffer payload, long arrivalNanos) {
-        this(Kind.DATA, source, destinationPort, payload.isReadOnly() ? payload : payload.asReadOnlyBuffer(),
-                arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
+        this(Kind.DATA, Objects.requireNonNull(source, "source is null: pass the sender's address and RDS port"),
+                destinationPort, readOnly(payload), arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
     }
 
     private RdsDatagram(Kind kind, InetSocketAddress source, int destinationPort, ByteBuffer payload,
@@ -84,9 +84,12 @@ public final class RdsDatagram {
         this.congestionMask = congestionMask;
         this.failure = failure;
         this.failedLength = failedLength;
-        if (kind == Kind.DATA) {
-            Objects.requireNonNull(source, "source");
-        }
+    }
+
+    private static ByteBuffer readOnly(ByteBuffer payload) {
+        Objects.requireNonNull(payload, "payload is null: pass the message's bytes (an empty ByteBuffer for a"
+                + " zero-length message)");
+        return payload.isReadOnly() ? payload : payload.asReadOnlyBuffer();
     }
 
     /**
@@ -111,8 +114,10 @@ public final class RdsDatagram {
      */
     public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure,
                                          long nowNanos) {
+        Objects.requireNonNull(destination, "destination is null: pass where the failed message was sent");
         return new RdsDatagram(Kind.SEND_FAILED, destination, 0, EMPTY, nowNanos, 0,
-                Objects.requireNonNull(failure), length, NO_COOKIES);
+                Objects.requireNonNull(failure, "failure is null: pass why the message will not be delivered"), length,
+                NO_COOKIES);
     }
 
     /**
@@ -123,6 +128,7 @@ public final class RdsDatagram {
      * @return the notification
      */
     public static RdsDatagram zeroCopyCompletion(int[] cookies, long nowNanos) {
+        Objects.requireNonNull(cookies, "cookies is null: pass the cookies of the messages whose buffers are free");
         if (cookies.length == 0 || cookies.length > MAX_ZEROCOPY_COOKIES) {
             throw new IllegalArgumentException("a completion carries 1 to " + MAX_ZEROCOPY_COOKIES + " cookies, not "
                     + cookies.length);

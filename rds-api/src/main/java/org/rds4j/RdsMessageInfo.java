@@ -1,6 +1,7 @@
 package org.rds4j;
 
 import java.net.InetSocketAddress;
+import java.util.Objects;
 
 /**
  * What {@link RdsSocket#receive(java.nio.ByteBuffer, RdsMessageInfo, int)} tells about the message it received: a
@@ -25,20 +26,21 @@ public final class RdsMessageInfo {
     /**
      * Fills this holder; used by implementations.
      *
-     * @param d the received message or notification
+     * @param datagram the received message or notification
      * @param truncated whether its payload was longer than the caller's buffer
      * @return this holder
      */
-    public RdsMessageInfo set(RdsDatagram d, boolean truncated) {
-        this.kind = d.kind();
-        this.source = d.source();
-        this.destinationPort = d.destinationPort();
-        this.length = d.length();
+    public RdsMessageInfo set(RdsDatagram datagram, boolean truncated) {
+        Objects.requireNonNull(datagram, "datagram is null: pass the received message or notification");
+        this.kind = datagram.kind();
+        this.source = datagram.source();
+        this.destinationPort = datagram.destinationPort();
+        this.length = datagram.length();
         this.truncated = truncated;
-        this.arrivalNanos = d.arrivalNanos();
-        this.congestionMask = d.congestionMask();
-        this.failure = d.failure();
-        int[] c = d.kind() == RdsDatagram.Kind.ZEROCOPY_COMPLETION ? d.zeroCopyCookies() : null;
+        this.arrivalNanos = datagram.arrivalNanos();
+        this.congestionMask = datagram.congestionMask();
+        this.failure = datagram.failure();
+        int[] c = datagram.kind() == RdsDatagram.Kind.ZEROCOPY_COMPLETION ? datagram.zeroCopyCookies() : null;
         this.cookieCount = c == null ? 0 : c.length;
         if (c != null) {
             System.arraycopy(c, 0, cookies, 0, c.length);
@@ -59,6 +61,7 @@ public final class RdsMessageInfo {
      */
     public RdsMessageInfo setData(InetSocketAddress source, int destinationPort, int length, boolean truncated,
                                   long arrivalNanos) {
+        Objects.requireNonNull(source, "source is null: pass the sender's address and RDS port");
         // References are stored only when they change: a holder reused for every message lives in the old
         // generation, where each reference store runs the collector's write barrier (with G1, a memory fence when the
         // value lives in another region), and a stream's messages mostly repeat the kind and the source.

@@ -56,6 +56,6 @@ public record RdsPathInfo(int index, State state, long nextTxSequence, long next
      * @param transportRemote the transport connection's remote end, or {@code null}
      */
     public RdsPathInfo {
-        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(state, "state is null: pass the path's State");
     }
 }

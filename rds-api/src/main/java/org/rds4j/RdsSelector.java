@@ -3,6 +3,7 @@ package org.rds4j;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Waits on many sockets at once with one thread, as {@code poll(2)} does for the kernel's RDS sockets: a server
@@ -40,6 +41,7 @@ public interface RdsSelector extends Closeable {
      * @return a new selector
      */
     static RdsSelector open(RdsStack stack) {
+        Objects.requireNonNull(stack, "stack is null: pass the RdsStack whose sockets the selector will watch");
         return stack.openSelector();
     }
 

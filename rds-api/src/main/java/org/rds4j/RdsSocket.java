@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -46,6 +47,8 @@ public interface RdsSocket extends Closeable {
      * @throws IOException the socket could not be opened
      */
     static RdsSocket open(RdsStack stack) throws IOException {
+        Objects.requireNonNull(stack, "stack is null: pass the RdsStack to open the socket on, or call open() for the"
+                + " default stack");
         return stack.openSocket();
     }
 

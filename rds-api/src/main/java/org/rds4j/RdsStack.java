@@ -2,6 +2,7 @@ package org.rds4j;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.Objects;
 import java.util.ServiceLoader;
 import org.rds4j.spi.RdsStackProvider;
 
@@ -42,8 +43,12 @@ public interface RdsStack extends AutoCloseable {
      * @return the new stack
      * @throws IllegalStateException no implementation ({@code rds-core} and a transport) is on the class or module
      *         path
+     * @throws IllegalArgumentException the configuration's {@linkplain RdsStackConfig#defaultTransport() default
+     *         transport} is not installed; the message lists the installed ones
      */
     static RdsStack create(RdsStackConfig config) {
+        Objects.requireNonNull(config, "config is null: pass a configuration, such as"
+                + " RdsStackConfig.builder().build()");
         return provider().create(config);
     }
 

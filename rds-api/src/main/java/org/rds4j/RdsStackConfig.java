@@ -345,10 +345,11 @@ public final class RdsStackConfig {
      * A transport-specific setting.
      *
      * @param key the property's name, such as {@code tcp.native}
-     * @param fallback what to return when it is not set
+     * @param fallback what to return when it is not set; may be {@code null}
      * @return the value, or {@code fallback}
      */
     public String property(String key, String fallback) {
+        Objects.requireNonNull(key, "key is null: pass the property's name, such as tcp.native");
         return properties.getOrDefault(key, fallback);
     }
 
@@ -393,7 +394,7 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder name(String name) {
-            this.name = Objects.requireNonNull(name, "name");
+            this.name = Objects.requireNonNull(name, "name is null: pass the stack's name, such as \"a\"");
             return this;
         }
 
@@ -429,7 +430,8 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder address(InetAddress address) {
-            this.addresses.add(Objects.requireNonNull(address, "address"));
+            this.addresses.add(Objects.requireNonNull(address, "address is null: pass one of this host's unicast"
+                    + " addresses, such as InetAddress.getByName(\"127.0.0.1\")"));
             return this;
         }
 
@@ -441,6 +443,8 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder reconnectDelays(Duration min, Duration max) {
+            Objects.requireNonNull(min, "min is null: pass the first reconnect delay, such as Duration.ofMillis(1)");
+            Objects.requireNonNull(max, "max is null: pass the largest reconnect delay, such as Duration.ofSeconds(1)");
             if (min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
                 throw new IllegalArgumentException("need 0 < min <= max, was " + min + ", " + max);
             }
@@ -493,6 +497,7 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder livenessInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval is null: pass a Duration (Duration.ZERO turns the check off)");
             if (interval.isNegative()) {
                 throw new IllegalArgumentException("livenessInterval cannot be negative, was " + interval);
             }
@@ -586,8 +591,10 @@ public final class RdsStackConfig {
          * @throws IllegalArgumentException if one is not an address literal with an optional prefix length
          */
         public Builder allowPeers(String... prefixes) {
+            Objects.requireNonNull(prefixes, "prefixes is null: pass prefixes such as \"10.1.0.0/16\"");
             for (String p : prefixes) {
-                allowedPeers.add(RdsAddressPrefix.parse(Objects.requireNonNull(p, "prefix")));
+                allowedPeers.add(RdsAddressPrefix.parse(Objects.requireNonNull(p, "a prefix is null: pass prefixes"
+                        + " such as \"10.1.0.0/16\", none of them null")));
             }
             return this;
         }
@@ -611,6 +618,7 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder idlePeerTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout is null: pass a positive Duration, such as Duration.ofSeconds(5)");
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("idlePeerTimeout must be positive, was " + timeout);
             }
@@ -625,6 +633,8 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder frameTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout is null: pass a positive Duration, such as"
+                    + " Duration.ofSeconds(30)");
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("frameTimeout must be positive, was " + timeout);
             }
@@ -651,7 +661,9 @@ public final class RdsStackConfig {
          * @return this builder
          */
         public Builder property(String key, String value) {
-            this.properties.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            Objects.requireNonNull(key, "key is null: pass the property's name, such as tcp.native");
+            Objects.requireNonNull(value, "value is null: pass the property's value as text");
+            this.properties.put(key, value);
             return this;
         }
 

@@ -40,12 +40,16 @@ public record RdsStackInfo(String name, long generation, Instant takenAt, List<R
      * @param memory the direct memory figures
      */
     public RdsStackInfo {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(takenAt, "takenAt");
-        Objects.requireNonNull(memory, "memory");
-        connections = List.copyOf(connections);
-        sockets = List.copyOf(sockets);
-        congestionMaps = List.copyOf(congestionMaps);
-        counters = Collections.unmodifiableMap(new LinkedHashMap<>(counters));
+        Objects.requireNonNull(name, "name is null: pass the stack's name");
+        Objects.requireNonNull(takenAt, "takenAt is null: pass when the snapshot was started");
+        Objects.requireNonNull(memory, "memory is null: pass the direct memory figures");
+        connections = List.copyOf(Objects.requireNonNull(connections, "connections is null: pass the connections"
+                + " (List.of() for none)"));
+        sockets = List.copyOf(Objects.requireNonNull(sockets, "sockets is null: pass the sockets (List.of() for"
+                + " none)"));
+        congestionMaps = List.copyOf(Objects.requireNonNull(congestionMaps, "congestionMaps is null: pass the"
+                + " congestion maps (List.of() for none)"));
+        counters = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(counters, "counters is"
+                + " null: pass the counters (Map.of() for none)")));
     }
 }

@@ -52,7 +52,8 @@ public final class RdsTlsConfig {
      * @return a new builder
      */
     public static Builder builder(SSLContext context) {
-        return new Builder(Objects.requireNonNull(context, "context"));
+        return new Builder(Objects.requireNonNull(context, "context is null: pass an SSLContext"
+                + " initialised with this host's key managers and the cluster's trust managers"));
     }
 
     /**
@@ -89,6 +90,7 @@ public final class RdsTlsConfig {
      * @return true if connections to and from it go over TLS only
      */
     public boolean requiredFor(InetAddress peer) {
+        Objects.requireNonNull(peer, "peer is null: pass the peer's InetAddress");
         return peers.isEmpty() || RdsAddressPrefix.anyContains(peers, peer);
     }
 
@@ -130,8 +132,10 @@ public final class RdsTlsConfig {
          * @throws IllegalArgumentException if one is not an address literal with an optional prefix length
          */
         public Builder peers(String... prefixes) {
+            Objects.requireNonNull(prefixes, "prefixes is null: pass prefixes such as \"10.1.0.0/16\"");
             for (String p : prefixes) {
-                peers.add(RdsAddressPrefix.parse(Objects.requireNonNull(p, "prefix")));
+                peers.add(RdsAddressPrefix.parse(Objects.requireNonNull(p, "a prefix is null: pass prefixes such as"
+                        + " \"10.1.0.0/16\", none of them null")));
             }
             return this;
         }

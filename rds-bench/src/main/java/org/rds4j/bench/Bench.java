@@ -123,9 +123,12 @@ final class Bench {
         for (Row r : medians) {
             if (r.size() == 64 && r.contender().startsWith("rds4j") && r.ok()) {
                 boolean stable = r.msgsSpreadPct() <= STABLE_PCT && r.p50SpreadPct() <= STABLE_PCT;
+                // The reference swings too: how far the contender's msgs/s spread is above (or below) its own.
+                String against = packed == null ? "" : String.format(Locale.ROOT, "; msgs/s spread %+.1f points"
+                        + " against nio-packed's", r.msgsSpreadPct() - packed.msgsSpreadPct());
                 out.add(String.format(Locale.ROOT, "stability %s 64 B over %d runs: msgs/s +-%.1f %%, RTT p50 "
-                        + "+-%.1f %%: %s%s", r.contender(), r.runs(), r.msgsSpreadPct(), r.p50SpreadPct(),
-                        stable ? "within +-15 %" : "NOT within +-15 %", reference));
+                        + "+-%.1f %%: %s%s%s", r.contender(), r.runs(), r.msgsSpreadPct(), r.p50SpreadPct(),
+                        stable ? "within +-15 %" : "NOT within +-15 %", reference, against));
             }
         }
         return out;

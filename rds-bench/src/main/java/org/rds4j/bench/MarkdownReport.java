@@ -32,7 +32,8 @@ final class MarkdownReport {
         b.append("\n## Results\n\n");
         if (outcome.runs().size() > 1) {
             b.append("Medians of ").append(outcome.runs().size()).append(" runs; `+-%` is the largest distance of a "
-                    + "run from the median, in % of the median.\n\n");
+                    + "run from the median, in % of the median, and `nio ... +-%` packed raw NIO's own in the same "
+                    + "runs.\n\n");
         }
         b.append(ResultTable.of(outcome.reported()).markdown());
         for (String f : ResultTable.failures(outcome.reported())) {
@@ -84,7 +85,15 @@ final class MarkdownReport {
             + "user and system, so the kernel's TCP work on the process's behalf is included) over the throughput "
             + "phase, in CPU seconds per million messages.\n"
             + "- **Ratios**: `x nio` divides a figure by packed raw NIO's at the same size (above 1: more msgs/s, a "
-            + "longer RTT, more CPU than the physical reference); `msgs/s x aeron-ipc` compares rds4j's in-JVM "
+            + "longer RTT, more CPU than the physical reference); `CPU x nio` is thus CPU seconds per million "
+            + "messages as a multiple of packed raw NIO's. `msgs/s x aeron-ipc` compares rds4j's in-JVM "
             + "loopback transport with Aeron's in-process IPC; `p50 x nio-spin` compares a busy-polling rds4j stack's "
-            + "round trip with busy-spinning raw NIO's.\n";
+            + "round trip with busy-spinning raw NIO's. In the table the ratios are of medians; in the CSV each run's "
+            + "line divides by the same run's reference (`msgs_per_s_x_nio`, `rtt_p50_x_nio`, `cpu_x_nio`) and the "
+            + "median lines by the reference's medians.\n"
+            + "- **Spreads** (with `--runs` above 1): `msgs/s +-%`, `p50 +-%` and `CPU +-%` are the largest "
+            + "distance of a run's figure from the cell's median, in % of the median. The reference swings from run "
+            + "to run too, so each stands beside packed raw NIO's own at the same size in the same runs (`nio msgs/s "
+            + "+-%`, `nio p50 +-%`, `nio CPU +-%`; in the CSV `..._spread_pct` and `nio_..._spread_pct`), and each "
+            + "64 B stability line says how many points rds4j's msgs/s spread lies above or below nio-packed's.\n";
 }

@@ -13,7 +13,9 @@ import java.util.Map;
  * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the
  * low-latency comparison: each side of the round trip spinning instead of sleeping), as is that of raw NIO with
  * rds4j's threading polling the same way ({@code nio-handoff-spin}: for small messages, the floor of that ratio with
- * this threading). With several runs the lines are medians and two columns give the spread.
+ * this threading). With several runs the lines are medians, and the spreads of msgs/s, RTT p50 and CPU each stand
+ * beside packed raw NIO's own at the same size (the reference swings from run to run too, so a contender's spread
+ * means something only next to it).
  */
 final class ResultTable {
     private ResultTable() {
@@ -25,17 +27,14 @@ final class ResultTable {
                 "p99 us", "p99.9 us", "B/msg", "CPU s/M msgs", "msgs/s x nio", "p50 x nio", "CPU x nio",
                 "msgs/s x aeron-ipc", "p50 x nio-spin"));
         if (spreads) {
-            header.add("msgs/s +-%");
-            header.add("p50 +-%");
+            header.addAll(List.of("msgs/s +-%", "nio msgs/s +-%", "p50 +-%", "nio p50 +-%", "CPU +-%",
+                    "nio CPU +-%"));
         }
         TextTable t = new TextTable(header);
-        Map<Integer, Row> reference = new HashMap<>();
+        Map<Integer, Row> reference = references(rows);
         Map<Integer, Row> aeronIpc = new HashMap<>();
         Map<Integer, Row> nioSpin = new HashMap<>();
         for (Row r : rows) {
-            if (r.contender().equals(Contenders.REFERENCE) && r.ok()) {
-                reference.put(r.size(), r);
-            }
             if (r.contender().equals(Contenders.AERON_IPC) && r.ok()) {
                 aeronIpc.put(r.size(), r);
             }
@@ -73,11 +72,31 @@ final class ResultTable {
             cells.add(ratio(r.p50Micros(), spin == null ? Double.NaN : spin.p50Micros()));
             if (spreads) {
                 cells.add(fixed(r.msgsSpreadPct(), 1));
+                cells.add(ref == null ? "" : fixed(ref.msgsSpreadPct(), 1));
                 cells.add(fixed(r.p50SpreadPct(), 1));
+                cells.add(ref == null ? "" : fixed(ref.p50SpreadPct(), 1));
+                cells.add(fixed(r.cpuSpreadPct(), 1));
+                cells.add(ref == null ? "" : fixed(ref.cpuSpreadPct(), 1));
             }
             t.add(cells);
         }
         return t;
+    }
+
+    /** Packed raw NIO's line at each size, among {@code rows} (one run's, or the medians). */
+    static Map<Integer, Row> references(List<Row> rows) {
+        Map<Integer, Row> reference = new HashMap<>();
+        for (Row r : rows) {
+            if (r.contender().equals(Contenders.REFERENCE) && r.ok()) {
+                reference.put(r.size(), r);
+            }
+        }
+        return reference;
+    }
+
+    /** {@code v / reference}, or NaN when either is missing or the reference is 0. */
+    static double ratioOf(double v, double reference) {
+        return Double.isNaN(v) || Double.isNaN(reference) || reference == 0 ? Double.NaN : v / reference;
     }
 
     /** One line per failed cell, to print under the table (the table itself only says FAILED). */
@@ -96,7 +115,7 @@ final class ResultTable {
     }
 
     private static String ratio(double v, double reference) {
-        return Double.isNaN(v) || Double.isNaN(reference) || reference == 0 ? ""
-                : String.format(Locale.ROOT, "%.2f", v / reference);
+        double q = ratioOf(v, reference);
+        return Double.isNaN(q) ? "" : String.format(Locale.ROOT, "%.2f", q);
     }
 }

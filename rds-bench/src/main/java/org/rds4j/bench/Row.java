@@ -7,14 +7,15 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * One line of a report: a cell's figures in report units, from one run or as the median over several runs (with the
- * spread of the two figures the stability criterion names). Missing figures are NaN.
+ * spread of msgs/s, RTT p50 and CPU per message). Missing figures are NaN.
  *
  * @param msgsSpreadPct the largest distance of a run's msgs/s from the median, in % of the median (NaN for one run)
  * @param p50SpreadPct the same for the RTT p50
+ * @param cpuSpreadPct the same for the CPU seconds per million messages
  */
 public record Row(String contender, int size, String error, double msgsPerSecond, double megabytesPerSecond,
         double p50Micros, double p99Micros, double p999Micros, double allocatedPerMessage, double cpuSecondsPerMillion,
-        double msgsSpreadPct, double p50SpreadPct, int runs) {
+        double msgsSpreadPct, double p50SpreadPct, double cpuSpreadPct, int runs) {
 
     public boolean ok() {
         return error == null;
@@ -26,7 +27,7 @@ public record Row(String contender, int size, String error, double msgsPerSecond
         }
         return new Row(r.contender(), r.size(), null, r.msgsPerSecond(), r.megabytesPerSecond(), r.rttP50() / 1e3,
                 r.rttP99() / 1e3, r.rttP999() / 1e3, orNaN(r.allocatedPerMessage()), orNaN(r.cpuSecondsPerMillion()),
-                Double.NaN, Double.NaN, 1);
+                Double.NaN, Double.NaN, Double.NaN, 1);
     }
 
     /** The median of one cell over several runs; failed if any run failed (a flaky cell is not a figure). */
@@ -43,15 +44,16 @@ public record Row(String contender, int size, String error, double msgsPerSecond
         }
         double msgs = median(rows, Row::msgsPerSecond);
         double p50 = median(rows, Row::p50Micros);
+        double cpu = median(rows, Row::cpuSecondsPerMillion);
         return new Row(first.contender(), first.size(), null, msgs, median(rows, Row::megabytesPerSecond), p50,
                 median(rows, Row::p99Micros), median(rows, Row::p999Micros), median(rows, Row::allocatedPerMessage),
-                median(rows, Row::cpuSecondsPerMillion), spread(rows, Row::msgsPerSecond, msgs),
-                spread(rows, Row::p50Micros, p50), runs.size());
+                cpu, spread(rows, Row::msgsPerSecond, msgs), spread(rows, Row::p50Micros, p50),
+                spread(rows, Row::cpuSecondsPerMillion, cpu), runs.size());
     }
 
     private static Row failed(String contender, int size, String error, int runs) {
         double n = Double.NaN;
-        return new Row(contender, size, error, n, n, n, n, n, n, n, n, n, runs);
+        return new Row(contender, size, error, n, n, n, n, n, n, n, n, n, n, runs);
     }
 
     private static double orNaN(double v) {

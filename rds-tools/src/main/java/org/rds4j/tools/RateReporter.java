@@ -5,6 +5,8 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
 
 /**
  * Prints one live line per second: messages/s, MB/s and, if given a histogram, the round-trip p50/p99 of that
@@ -15,13 +17,13 @@ final class RateReporter implements AutoCloseable {
     private final PrintStream out;
     private final LongSupplier messages;
     private final LongSupplier bytes;
-    private final LatencyHistogram latencies;
+    private final Supplier<Histogram> latencies;
     private final Thread thread;
     private volatile String phase = "";
     private volatile boolean running = true;
 
-    /** @param latencies round-trip times in nanoseconds, or null to print rates only */
-    RateReporter(PrintStream out, LongSupplier messages, LongSupplier bytes, LatencyHistogram latencies) {
+    /** @param latencies copies of the round-trip times so far, in nanoseconds, or null to print rates only */
+    RateReporter(PrintStream out, LongSupplier messages, LongSupplier bytes, Supplier<Histogram> latencies) {
         this.out = out;
         this.messages = messages;
         this.bytes = bytes;
@@ -45,7 +47,7 @@ final class RateReporter implements AutoCloseable {
         long lastTime = start;
         long lastMessages = messages.getAsLong();
         long lastBytes = bytes.getAsLong();
-        LatencyHistogram.Snapshot lastLatencies = latencies != null ? latencies.snapshot() : null;
+        Histogram lastLatencies = latencies != null ? latencies.get() : null;
         // Ticks are scheduled from the start, not from the previous print, so lines do not drift.
         for (long tick = 1; running; tick++) {
             // A line is labelled with the phase its second began in.
@@ -64,10 +66,12 @@ final class RateReporter implements AutoCloseable {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "[%4d s] %10d msg/s %12s",
                     tick, Format.perSecond(m - lastMessages, elapsed), Format.megabytesPerSecond(b - lastBytes, elapsed)));
             if (latencies != null) {
-                LatencyHistogram.Snapshot current = latencies.snapshot();
-                LatencyHistogram.Snapshot second = current.minus(lastLatencies);
+                Histogram current = latencies.get();
+                Histogram second = current.copy();
+                second.subtract(lastLatencies);
                 line.append(String.format(Locale.ROOT, "   rtt p50 %6d us  p99 %6d us",
-                        Format.micros(second.percentile(50)), Format.micros(second.percentile(99))));
+                        Format.micros(StressCommand.percentile(second, 50)),
+                        Format.micros(StressCommand.percentile(second, 99))));
                 lastLatencies = current;
             }
             if (!label.isEmpty()) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
@@ -128,33 +129,34 @@ final class StressCommand implements Command {
     }
 
     /** The counters at the start and end of the measured interval. */
-    private record Measurement(long nanos, long messages, long bytes, LatencyHistogram.Snapshot roundTrips) {
+    private record Measurement(long nanos, long messages, long bytes, Histogram roundTrips) {
     }
 
     private static Measurement measure(StressStats stats, long warmup, long duration, PrintStream out,
             List<Thread> echoers, List<Thread> requesters) throws InterruptedException {
-        try (RateReporter reporter = new RateReporter(out, stats::messages, stats::bytes, stats.roundTrips())) {
+        try (RateReporter reporter = new RateReporter(out, stats::messages, stats::bytes, stats::roundTrips)) {
             reporter.phase(warmup > 0 ? "warmup" : "");
             echoers.forEach(Thread::start);
             requesters.forEach(Thread::start);
             reporter.start();
             // Waiting on the failure latch doubles as the timer: the first error ends the run at once.
             if (warmup > 0 && stats.failed().await(warmup, TimeUnit.NANOSECONDS)) {
-                return new Measurement(0, 0, 0, LatencyHistogram.Snapshot.empty());
+                return new Measurement(0, 0, 0, StressStats.emptyRoundTrips());
             }
             reporter.phase("");
             stats.measuring(true);
             long t0 = System.nanoTime();
             long m0 = stats.messages();
             long b0 = stats.bytes();
-            LatencyHistogram.Snapshot h0 = stats.roundTrips().snapshot();
+            Histogram h0 = stats.roundTrips();
             stats.failed().await(duration, TimeUnit.NANOSECONDS);
             long t1 = System.nanoTime();
             long m1 = stats.messages();
             long b1 = stats.bytes();
-            LatencyHistogram.Snapshot h1 = stats.roundTrips().snapshot();
+            Histogram h1 = stats.roundTrips();
             stats.measuring(false);
-            return new Measurement(t1 - t0, m1 - m0, b1 - b0, h1.minus(h0));
+            h1.subtract(h0);
+            return new Measurement(t1 - t0, m1 - m0, b1 - b0, h1);
         }
     }
 
@@ -184,11 +186,16 @@ final class StressCommand implements Command {
         }
         out.printf(Locale.ROOT, "stress: %s: %d messages (%d round trips) of %d bytes in %s, %d msg/s, %s, "
                         + "rtt p50 %d us p99 %d us max %d us, %d errors%n",
-                ok ? "OK" : "FAILED", m.messages(), m.roundTrips().count(), size, Format.seconds(m.nanos()),
+                ok ? "OK" : "FAILED", m.messages(), m.roundTrips().getTotalCount(), size, Format.seconds(m.nanos()),
                 Format.perSecond(m.messages(), m.nanos()), Format.megabytesPerSecond(m.bytes(), m.nanos()),
-                Format.micros(m.roundTrips().percentile(50)), Format.micros(m.roundTrips().percentile(99)),
+                Format.micros(percentile(m.roundTrips(), 50)), Format.micros(percentile(m.roundTrips(), 99)),
                 Format.micros(stats.maxRoundTrip()), stats.errors());
         return ok ? 0 : 1;
+    }
+
+    /** The value at {@code percent}, 0 for an empty histogram. */
+    static long percentile(Histogram h, double percent) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percent);
     }
 
     private static void joinAll(List<Thread> threads, long timeoutNanos) throws InterruptedException {

@@ -39,8 +39,8 @@ final class VersionInfo {
         } catch (ReflectiveOperationException | LinkageError e) {
             return List.of("none found (rds-core is not on the class path: " + e + ")");
         } catch (java.util.ServiceConfigurationError e) {
-            // On the module path this module declares no use of the SPI: the stack finds them, the tools cannot.
-            return List.of("not listed when run as modules (" + e.getMessage() + ")");
+            // A transport on the path that cannot be loaded (module-info declares the use, so modules are no cause).
+            return List.of("not listed: " + e.getMessage());
         }
         for (Object t : found) {
             String n;

@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -76,6 +77,7 @@ public final class CoreSelector implements RdsSelector {
 
     @Override
     public void register(RdsSocket socket, int interestOps) throws IOException {
+        Objects.requireNonNull(socket, "socket is null: pass a socket of this selector's stack");
         if (!(socket instanceof CoreSocket) || socket.stack() != stack) {
             throw new EinvalException("the socket belongs to another stack than this selector's");
         }
@@ -102,6 +104,8 @@ public final class CoreSelector implements RdsSelector {
 
     @Override
     public int select(Duration timeout, ReadyHandler handler) throws IOException {
+        Objects.requireNonNull(timeout, "timeout is null: pass the longest wait, such as Duration.ofSeconds(1)");
+        Objects.requireNonNull(handler, "handler is null: pass a ReadyHandler to call for each ready socket");
         long deadline = System.nanoTime() + timeout.toNanos();
         batch.clear();
         lock.lock();

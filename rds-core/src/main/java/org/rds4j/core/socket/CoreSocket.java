@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
@@ -103,6 +104,8 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public void bind(InetSocketAddress address) throws IOException {
+        Objects.requireNonNull(address, "local is null: pass one of the stack's addresses and an RDS port (port 0"
+                + " picks a free one)");
         checkOpen();
         InetAddress a = SocketAddresses.checkBind(address);
         TransportBinding t;
@@ -143,17 +146,26 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public int send(ByteBuffer payload, InetSocketAddress destination) throws IOException {
+        checkSendArguments(payload, destination);
         return send(payload, destination, false, 0);
     }
 
     @Override
     public int sendZeroCopy(ByteBuffer payload, InetSocketAddress destination, int cookie) throws IOException {
+        checkSendArguments(payload, destination);
         checkOpen();
         if (!options.zeroCopy()) {
             throw new EinvalException("a zero-copy send needs SO_ZEROCOPY on this socket; set it first, or use send()");
         }
         zeroCopyUsed = true;
         return send(payload, destination, true, cookie);
+    }
+
+    /** Constant messages: the check allocates nothing on the send path. */
+    private static void checkSendArguments(ByteBuffer payload, InetSocketAddress destination) {
+        Objects.requireNonNull(payload, "payload is null: pass a ByteBuffer (use an empty one for a zero-length"
+                + " message)");
+        Objects.requireNonNull(destination, "destination is null: pass the receiver's address and RDS port");
     }
 
     private int send(ByteBuffer payload, InetSocketAddress destination, boolean zeroCopy, int cookie)
@@ -238,7 +250,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
      */
     private InetAddress checkDestination(InetSocketAddress destination, InetSocketAddress from) throws IOException {
         Connection last = lastConnection;
-        if (last != null && destination != null && !destination.isUnresolved()
+        if (last != null && !destination.isUnresolved()
                 && last.peer().equals(destination.getAddress())) {
             return last.peer();
         }
@@ -291,12 +303,13 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public void cancelSentTo(InetSocketAddress destination) throws IOException {
+        Objects.requireNonNull(destination, "destination is null: pass the address and RDS port to give up on");
         checkOpen();
         InetSocketAddress from = local;
         if (from == null) {
             throw new EnotconnException("the socket is not bound, so it has sent nothing to cancel");
         }
-        if (destination == null || destination.isUnresolved()) {
+        if (destination.isUnresolved()) {
             throw new EinvalException("cancelSentTo needs a resolved destination address and port, not "
                     + destination);
         }
@@ -308,6 +321,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public boolean awaitSent(Duration timeout) throws IOException {
+        Objects.requireNonNull(timeout, "timeout is null: pass the longest wait, such as Duration.ofSeconds(5)");
         return sendBuffer.awaitEmpty(SocketOptions.saturatedNanos(timeout), this);
     }
 
@@ -368,11 +382,14 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public Optional<RdsDatagram> receive(Duration timeout) throws IOException {
+        Objects.requireNonNull(timeout, "timeout is null: pass the longest wait (Duration.ZERO does not wait)");
         return reader.receive(timeout);
     }
 
     @Override
     public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
+        Objects.requireNonNull(dst, "dst is null: pass a ByteBuffer with room for the payload");
+        Objects.requireNonNull(info, "info is null: pass an RdsMessageInfo to fill in (one may serve every call)");
         return reader.receive(dst, info, flags, blocking);
     }
 
@@ -415,6 +432,11 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public <T> RdsSocket setOption(RdsSocketOption<T> option, T value) throws IOException {
+        Objects.requireNonNull(option, "option is null: pass one of RdsSocketOptions, such as SO_SNDBUF");
+        if (value == null) {
+            throw new NullPointerException("value is null: pass " + option + "'s value, a "
+                    + option.type().getSimpleName());
+        }
         checkOpen();
         options.set(option, value);
         return this;
@@ -422,6 +444,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public <T> T getOption(RdsSocketOption<T> option) throws IOException {
+        Objects.requireNonNull(option, "option is null: pass one of RdsSocketOptions, such as SO_SNDBUF");
         checkOpen();
         return options.get(option);
     }

@@ -4,7 +4,6 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.rds4j.EinvalException;
-import org.rds4j.EnotconnException;
 import org.rds4j.EopnotsuppException;
 
 /**
@@ -17,7 +16,7 @@ public final class SocketAddresses {
 
     /** The address to bind: one resolved unicast address, and not the probe's port 1. */
     static InetAddress checkBind(InetSocketAddress address) throws EinvalException {
-        if (address == null || address.isUnresolved()) {
+        if (address.isUnresolved()) {
             throw new EinvalException("bind needs a resolved local address, not " + address);
         }
         InetAddress a = address.getAddress();
@@ -34,9 +33,6 @@ public final class SocketAddresses {
     /** The destination of a send from {@code from}: resolved, unicast, of the same IP family. */
     static InetAddress checkDestination(InetSocketAddress destination, InetSocketAddress from)
             throws java.io.IOException {
-        if (destination == null) {
-            throw new EnotconnException("no destination given; pass the address and RDS port to send to");
-        }
         if (destination.isUnresolved()) {
             throw new EinvalException("destination " + destination.getHostString() + " is not resolved; resolve it"
                     + " first");

@@ -65,9 +65,6 @@ final class SocketOptions {
     }
 
     synchronized <T> void set(RdsSocketOption<T> option, T value) throws java.io.IOException {
-        if (value == null) {
-            throw new EinvalException(option + " needs a value");
-        }
         if (option == RdsSocketOptions.SO_SNDBUF) {
             sndbuf = bufferSize((Integer) value, MIN_SNDBUF, option);
             sendBuffer.budget(sndbuf / 2);

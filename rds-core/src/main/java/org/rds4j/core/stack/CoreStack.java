@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -88,12 +89,20 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
      * @param config the stack's settings
      */
     public CoreStack(RdsStackConfig config) {
-        this.config = Objects.requireNonNull(config, "config");
+        this.config = Objects.requireNonNull(config, "config is null: pass a configuration, such as"
+                + " RdsStackConfig.builder().build()");
         this.transports = new ConcurrentHashMap<>();
         List<RdsTransport> found = new ArrayList<>();
         for (RdsTransport t : ServiceLoader.load(RdsTransport.class, CoreStack.class.getClassLoader())) {
             found.add(t);
             transports.putIfAbsent(t.name(), new TransportBinding(this, t));
+        }
+        // Checked here, before any thread starts: a misspelt name fails at create, not at the first bind.
+        if (config.defaultTransport() != null && !transports.containsKey(config.defaultTransport())) {
+            throw new IllegalArgumentException("stack " + config.name() + ": no RDS transport named '"
+                    + config.defaultTransport() + "' is installed (installed: " + new TreeSet<>(transports.keySet())
+                    + "); pass one of those to defaultTransport, or null for the default, or add the transport's"
+                    + " module (such as rds-transport-tcp) to the class or module path");
         }
         this.defaultTransport = config.defaultTransport() != null ? config.defaultTransport()
                 : found.stream().max(Comparator.comparingInt(RdsTransport::defaultPriority))

@@ -21,8 +21,9 @@ class AckPortsTest {
     @Test
     void anApplicationBindingAnAcknowledgementPortByNumberGetsIt() throws Exception {
         InetAddress a = InetAddress.getByName("10.77.0.1");
-        try (CoreStack stack = new CoreStack(RdsStackConfig.builder().name("ack-ports").address(a)
-                .defaultTransport(CapturingTransport.NAME).build())) {
+        // The transport is installed after create, so sockets choose it by option: create accepts only a default
+        // transport that is installed.
+        try (CoreStack stack = new CoreStack(RdsStackConfig.builder().name("ack-ports").address(a).build())) {
             CapturingTransport.install(stack);
             int[] ports = stack.ackPorts(a, 4);
             assertEquals(4, ports.length);
@@ -30,6 +31,7 @@ class AckPortsTest {
                 assertTrue(stack.isAckPort(a, p), "reserved: " + p);
             }
             RdsSocket s = stack.openSocket();
+            s.setOption(org.rds4j.RdsSocketOptions.SO_RDS_TRANSPORT, CapturingTransport.NAME);
             s.bind(new InetSocketAddress(a, ports[0]));
             assertEquals(ports[0], s.localAddress().getPort());
             assertFalse(stack.isAckPort(a, ports[0]), "taken over: the stack no longer pings from it");

@@ -45,6 +45,7 @@ final class PathConnector {
             return null;
         }
         pc = new PathConnection(path);
+        pc.accepted = true;
         pc.attach(tc);
         path.connecting(pc);                     // a poke still in flight is now stale
         path.cameUp(pc);
@@ -80,6 +81,11 @@ final class PathConnector {
         }
     }
 
+    /** The peer ended the path's connection before sending anything: back off (ReconnectTimer#refused). */
+    void refused() {
+        reconnect.refused();
+    }
+
     /** Opens a transport connection, or on the larger address pokes the peer. On the owner. */
     void connectNow() {
         assert connection.ownerOnly();
@@ -110,6 +116,9 @@ final class PathConnector {
         if (pc != path.currentConnection() || path.state() != PathState.CONNECTING) {
             tc.close();                          // stale: a newer attempt or an accepted connection won
             return;
+        }
+        if (index == 0) {
+            connection.health().reached();
         }
         if (connection.initiates() && index > 0 && !connection.multipath().peerEncodesPaths()
                 && !connection.lanesUpBelow(index)) {
@@ -149,6 +158,13 @@ final class PathConnector {
         }
         log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
         path.down();
+        if (index == 0 && !path.isShutdown() && !env.isClosing()) {
+            if (cause instanceof org.rds4j.core.spi.PeerRefusedException r) {
+                connection.health().refused(r.authentication(), r.getMessage());
+            } else {
+                connection.health().unreachable(cause);
+            }
+        }
         if (mayReconnect()) {
             scheduleReconnect();
         }

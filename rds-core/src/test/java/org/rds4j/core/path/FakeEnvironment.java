@@ -152,4 +152,23 @@ final class FakeEnvironment implements ConnectionEnvironment {
     public boolean isClosing() {
         return closing;
     }
+
+    /** Peer-state changes reported, oldest first. */
+    final java.util.List<org.rds4j.RdsPeerState> peerStates = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public int peerFailureThreshold() {
+        return 3;
+    }
+
+    @Override
+    public long unreachableTimeoutNanos() {
+        return 0;
+    }
+
+    @Override
+    public void peerStateChanged(Connection connection, org.rds4j.RdsPeerState state,
+                                 org.rds4j.RdsPeerState previous, String reason) {
+        peerStates.add(state);
+    }
 }

@@ -330,9 +330,10 @@ public final class RdsStackConfig {
      * How many connection attempts to a peer in a row must fail, the same way, before the stack reports the peer
      * ({@link RdsPeerState}) and acts on it. The attempts are path 0's (the connection every peer has):
      * <ul>
-     * <li>{@link RdsPeerState#REFUSED}: the peer took the TCP connection and ended it before sending any RDS frame
-     * (how a stack whose admission refuses us answers: it resets the connection right after accepting it), or its
-     * TLS handshake failed. The messages queued for the peer fail with an {@link RdsSocketOptions#RDS_RECVERR}
+     * <li>{@link RdsPeerState#REFUSED}: the peer took the TCP connection and ended it before sending anything (how a
+     * stack whose admission refuses us answers: it resets the connection right after accepting it; counted only for a
+     * peer not heard from since it was last unreachable, as a kernel tearing down a lost path ends connections so
+     * too), or its TLS handshake failed. The messages queued for the peer fail with an {@link RdsSocketOptions#RDS_RECVERR}
      * notification ({@link RdsDatagram.Failure#REFUSED}, {@link RdsDatagram.Failure#AUTHENTICATION_FAILED}), and
      * sends to it fail at once ({@link EconnrefusedException}, {@link EaccesException}) until a connection to it
      * carries a frame again. Attempts go on with the reconnect backoff meanwhile.</li>

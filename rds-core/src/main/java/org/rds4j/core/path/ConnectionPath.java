@@ -443,7 +443,6 @@ public final class ConnectionPath {
             return;
         }
         if (refusedByPeer) {
-            connector.refused();
             log.debug("{} path {}: the peer ended the connection before sending anything ({})", connection, index,
                     cause == null ? "closed" : cause.toString());
             if (cause instanceof org.rds4j.core.spi.PeerRefusedException r) {

@@ -81,11 +81,6 @@ final class PathConnector {
         }
     }
 
-    /** The peer ended the path's connection before sending anything: back off (ReconnectTimer#refused). */
-    void refused() {
-        reconnect.refused();
-    }
-
     /** Opens a transport connection, or on the larger address pokes the peer. On the owner. */
     void connectNow() {
         assert connection.ownerOnly();

@@ -17,10 +17,13 @@ import org.slf4j.LoggerFactory;
  * system, no route, a timeout), or breaks one that had carried bytes. So an attempt counts as refused when the TCP
  * connection was made and the peer ended it before sending anything, or the TLS handshake failed; as unreachable when
  * no connection was made. A peer that still holds an older connection from our address refuses a second one the
- * same way (a short while after we restart); the threshold ({@code RdsStackConfig.peerFailureThreshold}) of
- * attempts in a row, and the first byte heard clearing everything, keep that from failing messages for long. Only
- * path 0 counts: the other paths connect only once path 0 is up, and a kernel may reset them many times in a row while
- * it tears down old ones (see ReconnectTimer).
+ * same way (a short while after we restart). And a kernel that lost a path can kill what it accepts for that path
+ * hundreds of times in a row, for more than a minute, while it tears the old connection down (docs/protocol.md, the
+ * reconnect backoff): indistinguishable on the wire from a refusal. So ends before any byte count as refusals only
+ * while the peer has not been heard from since it was last unreachable (a new process there, or one never reached):
+ * a peer that talked to us is not declared refusing by resets, only by failed TLS handshakes, which no kernel makes.
+ * Only path 0 counts: the other paths connect only once path 0 is up. The reconnect backoff is left as it is (quick
+ * retries are what gets a path back from such a kernel).
  *
  * <p>Threads: the connection's owner changes everything here; senders read {@link #refusal()} (volatile).
  */
@@ -35,6 +38,8 @@ final class PeerHealth {
 
     // Owner only.
     private int refusedInARow;
+    /** Whether the peer sent a byte since it was last unreachable: then resets alone no longer mean a refusal. */
+    private boolean heardSinceAway;
     private int unreachableInARow;
     private long unreachableSince;
     /** The state last reported, {@code null} before the first report. */
@@ -74,6 +79,7 @@ final class PeerHealth {
      */
     void heard() {
         assert connection.ownerOnly();
+        heardSinceAway = true;
         refusedInARow = 0;
         unreachableInARow = 0;
         if (state == RdsPeerState.UP) {
@@ -98,6 +104,13 @@ final class PeerHealth {
     void refused(boolean authentication, String cause) {
         assert connection.ownerOnly();
         unreachableInARow = 0;
+        if (!authentication && heardSinceAway) {
+            // A peer that talked to us: a kernel tearing down a lost path's old connection, or one that kept our
+            // older connection, not a refusal (see the class comment).
+            log.debug("{}: the peer ended a connection before sending anything ({}); it talked to us before, so"
+                    + " this is not taken for a refusal", connection, cause);
+            return;
+        }
         refusedInARow++;
         env.statistics().increment(Counter.CONN_REFUSED_BY_PEER);
         if (refusedInARow < env.peerFailureThreshold()) {
@@ -146,8 +159,9 @@ final class PeerHealth {
         String words = ConnectionPath.inWords(cause);
         if (state != RdsPeerState.UNREACHABLE) {
             // A peer that refused and is now gone cannot be said to refuse any more: sends queue again, as the
-            // kernel's do, until the timeout below.
+            // kernel's do, until the timeout below. Whatever answers next is a new process.
             refusal = null;
+            heardSinceAway = false;
             log.info("{}: unreachable: {} attempts in a row made no connection (the last: {}); this stack keeps"
                     + " trying", connection, unreachableInARow, words);
             report(RdsPeerState.UNREACHABLE, state, unreachableInARow + " attempts in a row made no connection ("

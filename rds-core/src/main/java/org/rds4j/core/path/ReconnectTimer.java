@@ -80,14 +80,6 @@ final class ReconnectTimer {
         unproven++;
     }
 
-    /**
-     * The peer refused the connection that just closed (PeerHealth): the backoff keeps growing from here on, as for
-     * a peer that resets everything, until a connection proves itself. A refusing stack is not retried at full speed.
-     */
-    void refused() {
-        unproven = Math.max(unproven, QUICK_RETRIES);
-    }
-
     /** The connection that closed proved itself (the peer sent on it, or it lasted): quick retries again. */
     void proven() {
         unproven = 0;

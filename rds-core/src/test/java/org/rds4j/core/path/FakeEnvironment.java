@@ -156,9 +156,15 @@ final class FakeEnvironment implements ConnectionEnvironment {
     /** Peer-state changes reported, oldest first. */
     final java.util.List<org.rds4j.RdsPeerState> peerStates = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+    /**
+     * Off unless a test sets it: the path models drive resets at will, many before the peer says anything, to test
+     * acknowledgements and placement; refusals have tests of their own (PeerHealthTest, and over TCP).
+     */
+    int peerFailureThreshold = Integer.MAX_VALUE;
+
     @Override
     public int peerFailureThreshold() {
-        return 3;
+        return peerFailureThreshold;
     }
 
     @Override

@@ -340,7 +340,9 @@ public final class RdsStackConfig {
      * <li>{@link RdsPeerState#UNREACHABLE}: no TCP connection could be made (nothing listens there, no route, a
      * timeout). Sends still queue, as in the kernel, unless {@link #unreachableTimeout()} is set.</li>
      * </ul>
-     * 3 unless set: with the default reconnect delays the third attempt comes within a few milliseconds of the first.
+     * 3 unless set. With the default reconnect delays the third attempt comes within a few milliseconds of the first
+     * where the peer's host answers at once; where nothing answers, each attempt lasts the transport's connect timeout
+     * (TCP: {@code tcp.connectTimeoutMs}, 10 s). docs/reliability.md has the details.
      *
      * @return the number of failed attempts in a row, at least 1
      */

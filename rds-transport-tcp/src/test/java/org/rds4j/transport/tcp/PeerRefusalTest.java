@@ -70,7 +70,11 @@ class PeerRefusalTest {
         RdsSocket out = socket(sender, senderAddress, 5000);
         InetSocketAddress to = new InetSocketAddress(peerAddress, 5000);
 
+        long start = System.nanoTime();
         List<RdsDatagram> failures = sendAndAwaitFailures(out, to);
+        System.out.printf("refused by the allow-list: %d queued messages failed after %d ms, %d attempts refused%n",
+                MESSAGES, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                sender.counters().get("conn_refused_by_peer"));
         for (RdsDatagram d : failures) {
             assertEquals(RdsDatagram.Failure.REFUSED, d.failure(), d.toString());
             assertTrue(d.failureReason().contains("allowPeers"), d.failureReason());
@@ -172,7 +176,12 @@ class PeerRefusalTest {
         RdsSocket in = socket(peer, peerAddress, 5000);
         RdsSocket out = socket(sender, senderAddress, 5000);
         InetSocketAddress to = new InetSocketAddress(peerAddress, 5000);
-        for (RdsDatagram d : sendAndAwaitFailures(out, to)) {
+        long start = System.nanoTime();
+        List<RdsDatagram> failures = sendAndAwaitFailures(out, to);
+        System.out.printf("%s: %d queued messages failed after %d ms, %d attempts refused%n", sender.config().name(),
+                MESSAGES, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                sender.counters().get("conn_refused_by_peer"));
+        for (RdsDatagram d : failures) {
             assertEquals(RdsDatagram.Failure.AUTHENTICATION_FAILED, d.failure(), d.toString());
             assertTrue(d.failureReason().contains("RdsTlsConfig"), d.failureReason());
         }

@@ -14,8 +14,9 @@ public enum RdsPeerState {
      */
     UNREACHABLE,
     /**
-     * The peer's stack refuses this host: that many connections in a row ended before any RDS frame, or their TLS
-     * handshakes failed. Queued messages failed, sends fail at once; attempts go on with the backoff, and the first
+     * The peer's stack refuses this host: that many connections in a row ended before the peer sent anything (counted
+     * only for a peer not heard from since it was last unreachable: a kernel that lost a path ends connections so for
+     * a while too), or their TLS handshakes failed. Queued messages failed, sends fail at once; attempts go on with the backoff, and the first
      * connection that carries a frame makes the peer {@link #UP} again.
      */
     REFUSED

@@ -168,6 +168,45 @@ class PeerRefusalTest {
         }
     }
 
+    /** Listeners run on the stack's event thread: one that blocks holds up no message, and no later listener. */
+    @Test
+    void aListenerThatBlocksStallsNoTraffic() throws Exception {
+        InetAddress aAddress = address("127.0.40.1");
+        InetAddress bAddress = address("127.0.40.2");
+        int tcpPort = TcpHosts.freePort();
+        RdsStack a = stack(config("patient", aAddress, tcpPort));
+        RdsStack b = stack(config("busy", bAddress, tcpPort));
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch blocked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<String> thread = new java.util.concurrent.atomic.AtomicReference<>();
+        a.addPeerStateListener(e -> {
+            thread.set(Thread.currentThread().getName());
+            blocked.countDown();
+            try {
+                release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Events later = new Events(a);                  // added after the blocking one: told once it returns
+        try {
+            RdsSocket sa = socket(a, aAddress, 5000);
+            RdsSocket sb = socket(b, bAddress, 5000);
+            sa.send(ByteBuffer.allocate(8), sb.localAddress());
+            assertTrue(blocked.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the listener was not called");
+            assertEquals("rds4j-patient-events", thread.get());
+            for (int i = 0; i < 100; i++) {            // both ways while the listener blocks
+                assertTrue(sb.receive(WAIT).isPresent(), "message " + i + " did not arrive");
+                sb.send(ByteBuffer.allocate(8), sa.localAddress());
+                assertTrue(sa.receive(WAIT).isPresent(), "answer " + i + " did not arrive");
+                sa.send(ByteBuffer.allocate(8), sb.localAddress());
+            }
+        } finally {
+            release.countDown();
+        }
+        assertEquals(bAddress, later.await(RdsPeerState.UP).peer());
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     private void assertAuthenticationRefused(RdsStack peer, RdsStack sender, InetAddress senderAddress,

@@ -390,8 +390,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      * failure; a reset before any byte is not (the server's admission resets, as over plain TCP). On the event loop.
      */
     private Throwable closeCause() {
-        if (!tls || !outgoing || readAny) {
-            return cause;
+        if (!tls || !outgoing || readAny || localClose) {
+            return cause;                           // not the peer's doing before a byte: as it is
         }
         SSLException ssl = handshakeError(cause);
         if (ssl != null) {

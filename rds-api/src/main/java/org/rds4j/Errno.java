@@ -9,7 +9,7 @@ public enum Errno {
     EINTR(4),
     /** Bad file descriptor: the socket is closed. */
     EBADF(9),
-    /** Permission denied: the peer is outside the stack's allowed peers. */
+    /** Permission denied: the peer is outside the stack's allowed peers, or TLS authentication with it failed. */
     EACCES(13),
     /** Try again: a non-blocking call would have had to wait. */
     EAGAIN(11),
@@ -34,7 +34,9 @@ public enum Errno {
     /** Not connected: the socket is not bound. */
     ENOTCONN(107),
     /** Timed out. */
-    ETIMEDOUT(110);
+    ETIMEDOUT(110),
+    /** Connection refused: the peer's stack refuses this host. */
+    ECONNREFUSED(111);
 
     private final int linuxValue;
 

@@ -47,7 +47,24 @@ public final class RdsDatagram {
          * {@code net.rds.ping_enable=0}), so whether it has the message cannot be known; sends to it fail with
          * ETIMEDOUT until it answers again.
          */
-        UNACKNOWLEDGED
+        UNACKNOWLEDGED,
+        /**
+         * The peer's stack refuses this host: it ended {@link RdsStackConfig#peerFailureThreshold()} connections in
+         * a row before sending any RDS frame, as a stack whose admission (allow-list, peer limit) leaves this host out
+         * does. {@link #failureReason()} says what to change; sends to the peer fail with ECONNREFUSED until it
+         * accepts again.
+         */
+        REFUSED,
+        /**
+         * The TLS handshakes with the peer failed that many times in a row (one side does not trust the other's
+         * certificate, or ours presents none); {@link #failureReason()} gives the handshake's error. Sends to the
+         * peer fail with EACCES until a handshake succeeds.
+         */
+        AUTHENTICATION_FAILED,
+        /**
+         * No connection to the peer could be made for longer than {@link RdsStackConfig#unreachableTimeout()}.
+         */
+        UNREACHABLE
     }
 
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
@@ -60,6 +77,7 @@ public final class RdsDatagram {
     private final long congestionMask;
     private final Failure failure;
     private final int failedLength;
+    private final String failureReason;
     private final int[] cookies;
 
     /**
@@ -70,12 +88,14 @@ public final class RdsDatagram {
      */
     public RdsDatagram(InetSocketAddress source, int destinationPort, ByteBuffer payload, long arrivalNanos) {
         this(Kind.DATA, Objects.requireNonNull(source, "source is null: pass the sender's address and RDS port"),
-                destinationPort, readOnly(payload), arrivalNanos, 0, null, payload.remaining(), NO_COOKIES);
+                destinationPort, readOnly(payload), arrivalNanos, 0, null, payload.remaining(), NO_COOKIES, null);
     }
 
     private RdsDatagram(Kind kind, InetSocketAddress source, int destinationPort, ByteBuffer payload,
-                        long arrivalNanos, long congestionMask, Failure failure, int failedLength, int[] cookies) {
+                        long arrivalNanos, long congestionMask, Failure failure, int failedLength, int[] cookies,
+                        String failureReason) {
         this.cookies = cookies;
+        this.failureReason = failureReason;
         this.kind = kind;
         this.source = source;
         this.destinationPort = destinationPort;
@@ -100,7 +120,7 @@ public final class RdsDatagram {
      * @return the notification
      */
     public static RdsDatagram congestionUpdate(long mask, long nowNanos) {
-        return new RdsDatagram(Kind.CONGESTION_UPDATE, null, 0, EMPTY, nowNanos, mask, null, 0, NO_COOKIES);
+        return new RdsDatagram(Kind.CONGESTION_UPDATE, null, 0, EMPTY, nowNanos, mask, null, 0, NO_COOKIES, null);
     }
 
     /**
@@ -114,10 +134,25 @@ public final class RdsDatagram {
      */
     public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure,
                                          long nowNanos) {
+        return sendFailed(destination, length, failure, null, nowNanos);
+    }
+
+    /**
+     * A send-failure notification with the cause in words; made by implementations.
+     *
+     * @param destination where the failed message was sent
+     * @param length the failed message's payload length
+     * @param failure why it will not be delivered
+     * @param reason the cause in words and what to do about it, or {@code null}
+     * @param nowNanos {@link System#nanoTime()} when the notification was queued
+     * @return the notification
+     */
+    public static RdsDatagram sendFailed(InetSocketAddress destination, int length, Failure failure, String reason,
+                                         long nowNanos) {
         Objects.requireNonNull(destination, "destination is null: pass where the failed message was sent");
         return new RdsDatagram(Kind.SEND_FAILED, destination, 0, EMPTY, nowNanos, 0,
                 Objects.requireNonNull(failure, "failure is null: pass why the message will not be delivered"), length,
-                NO_COOKIES);
+                NO_COOKIES, reason);
     }
 
     /**
@@ -133,7 +168,7 @@ public final class RdsDatagram {
             throw new IllegalArgumentException("a completion carries 1 to " + MAX_ZEROCOPY_COOKIES + " cookies, not "
                     + cookies.length);
         }
-        return new RdsDatagram(Kind.ZEROCOPY_COMPLETION, null, 0, EMPTY, nowNanos, 0, null, 0, cookies.clone());
+        return new RdsDatagram(Kind.ZEROCOPY_COMPLETION, null, 0, EMPTY, nowNanos, 0, null, 0, cookies.clone(), null);
     }
 
     /**
@@ -172,6 +207,16 @@ public final class RdsDatagram {
      */
     public Failure failure() {
         return failure;
+    }
+
+    /**
+     * For {@link Kind#SEND_FAILED}: the cause in words and what to do about it (a refusing peer's likely reason, a
+     * TLS handshake's error), where the stack knows more than {@link #failure()} says.
+     *
+     * @return the explanation, or {@code null}
+     */
+    public String failureReason() {
+        return failureReason;
     }
 
     /**
@@ -226,7 +271,8 @@ public final class RdsDatagram {
             return "RdsDatagram[congestion update, mask 0x" + Long.toHexString(congestionMask) + "]";
         }
         if (kind == Kind.SEND_FAILED) {
-            return "RdsDatagram[send to " + source + " failed: " + failure + ", " + failedLength + " bytes]";
+            return "RdsDatagram[send to " + source + " failed: " + failure + ", " + failedLength + " bytes"
+                    + (failureReason == null ? "" : ": " + failureReason) + "]";
         }
         return "RdsDatagram[from " + source + " to port " + destinationPort + ", " + length() + " bytes]";
     }

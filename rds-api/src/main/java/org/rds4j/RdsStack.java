@@ -92,6 +92,23 @@ public interface RdsStack extends AutoCloseable {
      */
     RdsStackInfo info();
 
+    /**
+     * Adds a listener told when a peer becomes unreachable, refuses this host, or comes back up (see
+     * {@link RdsPeerState} and {@link RdsStackConfig#peerFailureThreshold()}). Events come on the stack's event
+     * thread, never on an I/O thread. The stack's JMX MBean sends the same events as notifications.
+     *
+     * @param listener the listener; adding one twice calls it twice
+     * @throws NullPointerException if {@code listener} is null
+     */
+    void addPeerStateListener(RdsPeerStateListener listener);
+
+    /**
+     * Removes a listener added with {@link #addPeerStateListener}; nothing if it was not added.
+     *
+     * @param listener the listener
+     */
+    void removePeerStateListener(RdsPeerStateListener listener);
+
     /** Closes every socket and connection of this stack and stops its threads. Idempotent. */
     @Override
     void close();

@@ -49,6 +49,8 @@ public final class RdsStackConfig {
     private final int maxPeers;
     private final Duration idlePeerTimeout;
     private final Duration frameTimeout;
+    private final int peerFailureThreshold;
+    private final Duration unreachableTimeout;
     private final RdsTlsConfig tls;
     private final Map<String, String> properties;
 
@@ -73,6 +75,8 @@ public final class RdsStackConfig {
         this.maxPeers = b.maxPeers;
         this.idlePeerTimeout = b.idlePeerTimeout;
         this.frameTimeout = b.frameTimeout;
+        this.peerFailureThreshold = b.peerFailureThreshold;
+        this.unreachableTimeout = b.unreachableTimeout;
         this.tls = b.tls;
         this.properties = Map.copyOf(b.properties);
     }
@@ -323,6 +327,43 @@ public final class RdsStackConfig {
     }
 
     /**
+     * How many connection attempts to a peer in a row must fail, the same way, before the stack reports the peer
+     * ({@link RdsPeerState}) and acts on it. The attempts are path 0's (the connection every peer has):
+     * <ul>
+     * <li>{@link RdsPeerState#REFUSED}: the peer took the TCP connection and ended it before sending anything (how a
+     * stack whose admission refuses us answers: it resets the connection right after accepting it; counted only for a
+     * peer not heard from since it was last unreachable, as a kernel tearing down a lost path ends connections so
+     * too), or its TLS handshake failed. The messages queued for the peer fail with an {@link RdsSocketOptions#RDS_RECVERR}
+     * notification ({@link RdsDatagram.Failure#REFUSED}, {@link RdsDatagram.Failure#AUTHENTICATION_FAILED}), and
+     * sends to it fail at once ({@link EconnrefusedException}, {@link EaccesException}) until a connection to it
+     * carries a frame again. Attempts go on with the reconnect backoff meanwhile.</li>
+     * <li>{@link RdsPeerState#UNREACHABLE}: no TCP connection could be made (nothing listens there, no route, a
+     * timeout). Sends still queue, as in the kernel, unless {@link #unreachableTimeout()} is set.</li>
+     * </ul>
+     * 3 unless set. With the default reconnect delays the third attempt comes within a few milliseconds of the first
+     * where the peer's host answers at once; where nothing answers, each attempt lasts the transport's connect timeout
+     * (TCP: {@code tcp.connectTimeoutMs}, 10 s). docs/reliability.md has the details.
+     *
+     * @return the number of failed attempts in a row, at least 1
+     */
+    public int peerFailureThreshold() {
+        return peerFailureThreshold;
+    }
+
+    /**
+     * How long a peer may stay {@link RdsPeerState#UNREACHABLE} before what is queued for it fails with an
+     * {@link RdsSocketOptions#RDS_RECVERR} notification ({@link RdsDatagram.Failure#UNREACHABLE}); checked at each
+     * failed attempt, so it acts within this time plus one reconnect delay ({@link #reconnectMaxDelay()}). Messages
+     * sent later queue again and fail at the next failed attempt while the peer stays unreachable.
+     * {@link Duration#ZERO} (the default) keeps them queued for as long as the peer is away, as the kernel does.
+     *
+     * @return the time, or zero for never
+     */
+    public Duration unreachableTimeout() {
+        return unreachableTimeout;
+    }
+
+    /**
      * TLS between rds4j hosts over the TCP transport, or {@code null} (the default) for plain RDS/TCP with every
      * peer, as the kernel's RDS.
      *
@@ -381,6 +422,8 @@ public final class RdsStackConfig {
         private int maxPeers = 4096;
         private Duration idlePeerTimeout = Duration.ofSeconds(5);
         private Duration frameTimeout = Duration.ofSeconds(30);
+        private int peerFailureThreshold = 3;
+        private Duration unreachableTimeout = Duration.ZERO;
         private RdsTlsConfig tls;
         private final Map<String, String> properties = new LinkedHashMap<>();
 
@@ -623,6 +666,38 @@ public final class RdsStackConfig {
                 throw new IllegalArgumentException("idlePeerTimeout must be positive, was " + timeout);
             }
             this.idlePeerTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Sets how many failed connection attempts in a row report a peer, see
+         * {@link RdsStackConfig#peerFailureThreshold()}.
+         *
+         * @param attempts at least 1
+         * @return this builder
+         */
+        public Builder peerFailureThreshold(int attempts) {
+            if (attempts < 1) {
+                throw new IllegalArgumentException("peerFailureThreshold must be at least 1, was " + attempts);
+            }
+            this.peerFailureThreshold = attempts;
+            return this;
+        }
+
+        /**
+         * Sets how long an unreachable peer keeps its queued messages, see
+         * {@link RdsStackConfig#unreachableTimeout()}.
+         *
+         * @param timeout a positive time, or {@link Duration#ZERO} to keep them for as long as the peer is away
+         * @return this builder
+         */
+        public Builder unreachableTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout is null: pass Duration.ZERO (off) or a positive Duration, such as"
+                    + " Duration.ofSeconds(30)");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("unreachableTimeout must be zero (off) or positive, was " + timeout);
+            }
+            this.unreachableTimeout = timeout;
             return this;
         }
 

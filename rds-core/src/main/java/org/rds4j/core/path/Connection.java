@@ -55,6 +55,7 @@ public final class Connection {
     private final PathPlacement placement;
     private volatile long peerGeneration;
     private final PeerAcks peerAcks = new PeerAcks(this);
+    private final PeerHealth health;
     /** A message from the peer reached a socket, or a socket sent to it: the peer is kept for good. */
     private volatile boolean useful;
     /** The stack forgot this idle, useless peer: nothing may use this object any more; look the peer up afresh. */
@@ -96,6 +97,7 @@ public final class Connection {
             paths[i] = new ConnectionPath(this, i);
         }
         this.placement = new PathPlacement(this, paths, multipath, env);
+        this.health = new PeerHealth(this);
     }
 
     /**
@@ -508,6 +510,48 @@ public final class Connection {
      */
     public String ackFailure() {
         return peerAcks.failure();
+    }
+
+    /**
+     * Why sends to this peer fail at once, or {@code null}: set while the peer refuses this host (its admission
+     * resets our connections, or TLS handshakes with it fail), cleared by the first bytes it sends on a connection.
+     *
+     * @return the failure to report ({@link org.rds4j.RdsDatagram.Failure#REFUSED} or
+     *         {@link org.rds4j.RdsDatagram.Failure#AUTHENTICATION_FAILED}), or {@code null} if sends may go
+     */
+    public org.rds4j.RdsDatagram.Failure refusal() {
+        PeerHealth.Refusal r = health.refusal();
+        return r == null ? null : r.failure();
+    }
+
+    /**
+     * The words for {@link #refusal()}: what the peer did and what to change.
+     *
+     * @return the explanation, or {@code null} if the peer does not refuse
+     */
+    public String refusalReason() {
+        PeerHealth.Refusal r = health.refusal();
+        return r == null ? null : r.reason();
+    }
+
+    /** What path 0's attempts say about the peer; the owner's. */
+    PeerHealth health() {
+        return health;
+    }
+
+    /**
+     * Fails every message every path holds, with {@code failure} and {@code why} in each notification. On the
+     * owner.
+     *
+     * @return how many messages of sockets were failed
+     */
+    int failQueued(org.rds4j.RdsDatagram.Failure failure, String why) {
+        assert ownerOnly();
+        int n = 0;
+        for (ConnectionPath p : paths) {
+            n += p.failQueued(failure, why);
+        }
+        return n;
     }
 
     /** How the peer confirms what it received, and whether it answers pings. */

@@ -149,6 +149,33 @@ public interface ConnectionEnvironment {
     void peerCongestionUpdated(InetAddress peer);
 
     /**
+     * How many of path 0's attempts in a row must fail the same way before the peer is reported
+     * ({@code RdsStackConfig.peerFailureThreshold}).
+     *
+     * @return at least 1
+     */
+    int peerFailureThreshold();
+
+    /**
+     * How long an unreachable peer keeps its queued messages ({@code RdsStackConfig.unreachableTimeout}).
+     *
+     * @return nanoseconds, 0 for as long as it is away
+     */
+    long unreachableTimeoutNanos();
+
+    /**
+     * A peer's state changed (on the connection's owner): the stack tells its listeners and JMX on a thread of its
+     * own, and returns at once.
+     *
+     * @param connection the peer's connection
+     * @param state the new state
+     * @param previous the state before, {@code null} for the first report
+     * @param reason the cause in words
+     */
+    void peerStateChanged(Connection connection, org.rds4j.RdsPeerState state, org.rds4j.RdsPeerState previous,
+                          String reason);
+
+    /**
      * Whether the stack is closing: no more reconnects.
      *
      * @return true once the stack has begun to close

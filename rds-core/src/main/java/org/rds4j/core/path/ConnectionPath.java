@@ -287,6 +287,17 @@ public final class ConnectionPath {
         }
     }
 
+    /**
+     * Fails everything the path holds to its sockets ({@link Connection#failQueued}): the peer refuses us, or stayed
+     * unreachable too long. The path's own messages go without a word, as after a peer that answers no ping.
+     */
+    int failQueued(org.rds4j.RdsDatagram.Failure failure, String why) {
+        assert connection.ownerOnly();
+        int n = queue.failAll(failure, why);
+        acks.queueCleared();
+        return n;
+    }
+
     /** Peer restarts and re-placements: which numbering the peer's numbers on this path belong to. */
     PathNumbering numbering() {
         return numbering;
@@ -413,6 +424,9 @@ public final class ConnectionPath {
         }
         current = null;
         boolean wasUp = state == PathState.UP || state == PathState.DISCONNECTING;
+        // The peer ended a connection of ours before sending a byte (we did not drop it): how a stack that refuses
+        // this host answers (PeerHealth).
+        boolean refusedByPeer = index == 0 && state == PathState.UP && !pc.accepted && !pc.received();
         state = PathState.DOWN;
         maintenance.stop();
         probeSent = false;                       // path 0 probes again when it is back
@@ -428,7 +442,16 @@ public final class ConnectionPath {
         if (shutdown) {
             return;
         }
-        if (cause != null && connection.isUseful()) {
+        if (refusedByPeer) {
+            log.debug("{} path {}: the peer ended the connection before sending anything ({})", connection, index,
+                    cause == null ? "closed" : cause.toString());
+            if (cause instanceof org.rds4j.core.spi.PeerRefusedException r) {
+                connection.health().refused(r.authentication(), r.getMessage());
+            } else {
+                connection.health().refused(false, cause == null ? "the last: it closed the connection"
+                        : "the last: " + inWords(cause));
+            }
+        } else if (cause != null && connection.isUseful()) {
             // A peer that closes or dies takes every path down at once: one line for the connection, in words; each
             // path's exception and counts at DEBUG.
             if (connection.firstLossInAWhile()) {

@@ -42,6 +42,20 @@ public interface MessageOwner {
     void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason);
 
     /**
+     * {@link #failed(OutgoingMessage, InetSocketAddress, RdsDatagram.Failure)} with the cause in words, for the
+     * notification's {@link RdsDatagram#failureReason()}; an owner that reports no words may ignore them.
+     *
+     * @param message the message that failed
+     * @param destination where it was going
+     * @param reason why
+     * @param why the cause in words and what to do about it
+     */
+    default void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
+                        String why) {
+        failed(message, destination, reason);
+    }
+
+    /**
      * A zero-copy message's bytes are no longer read by anyone: report {@code cookie} to the caller. Called by the
      * transport's thread that gave the bytes back, for a message that was done with while they were still lent
      * ({@link OutgoingMessage#completeZeroCopy} returned false); otherwise the owner reports the cookie itself.

@@ -222,7 +222,10 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
      */
     private long beginRead() {
         readNanos = System.nanoTime();
-        received = true;
+        if (!received) {
+            received = true;
+            path.connection().health().heard();   // the peer talks to us: not refusing, not unreachable
+        }
         if (pending != null && pending.posted != null && !pending.posted.beginWrite()) {
             // The reader whose buffer this message was going into stopped waiting, and took the bytes so far into
             // the arrival's own buffer: the rest goes there too, and the message is queued as any other.
@@ -287,6 +290,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     }
 
     /** Whether the peer has sent anything on this connection (read on the I/O thread that delivers its close). */
+    /** Whether the peer opened this connection (it made no attempt of ours). Set on the owner at accept. */
+    boolean accepted;
+
     boolean received() {
         return received;
     }

@@ -45,6 +45,7 @@ final class PathConnector {
             return null;
         }
         pc = new PathConnection(path);
+        pc.accepted = true;
         pc.attach(tc);
         path.connecting(pc);                     // a poke still in flight is now stale
         path.cameUp(pc);
@@ -111,6 +112,9 @@ final class PathConnector {
             tc.close();                          // stale: a newer attempt or an accepted connection won
             return;
         }
+        if (index == 0) {
+            connection.health().reached();
+        }
         if (connection.initiates() && index > 0 && !connection.multipath().peerEncodesPaths()
                 && !connection.lanesUpBelow(index)) {
             // A path below went down while this one connected: a peer that takes its first free path may have
@@ -149,6 +153,13 @@ final class PathConnector {
         }
         log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
         path.down();
+        if (index == 0 && !path.isShutdown() && !env.isClosing()) {
+            if (cause instanceof org.rds4j.core.spi.PeerRefusedException r) {
+                connection.health().refused(r.authentication(), r.getMessage());
+            } else {
+                connection.health().unreachable(cause);
+            }
+        }
         if (mayReconnect()) {
             scheduleReconnect();
         }

@@ -461,6 +461,15 @@ final class SendQueue {
      * @return how many sockets' messages were failed
      */
     int failAll(RdsDatagram.Failure reason) {
+        return failAll(reason, null);
+    }
+
+    /**
+     * {@link #failAll(RdsDatagram.Failure)}, with the cause in words for each notification.
+     *
+     * @return how many sockets' messages were failed
+     */
+    int failAll(RdsDatagram.Failure reason, String why) {
         takeInbox();
         int n = 0;
         while (head != null) {
@@ -469,7 +478,7 @@ final class SendQueue {
             gone(m);
             if (m.owner != null) {
                 n += m.entries();
-                m.owner.failed(m, destination(m), reason);
+                m.owner.failed(m, destination(m), reason, why);
             }
         }
         return n;

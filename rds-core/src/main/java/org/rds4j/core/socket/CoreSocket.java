@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EbadfException;
+import org.rds4j.EaccesException;
+import org.rds4j.EconnrefusedException;
 import org.rds4j.EinvalException;
 import org.rds4j.EmsgsizeException;
 import org.rds4j.EnotconnException;
@@ -204,6 +206,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         }
         int dport = destination.getPort();
         checkConfirmable(c);
+        checkAccepted(c);
         // Copied before waiting for the peer's port or for budget, as the kernel's rds_sendmsg copies before it waits:
         // the bytes sent are those the buffer held when send was called, and a sender that waits has its copy done.
         if (!zeroCopy && coalescer.trySend(payload, c, from.getPort(), dport, sendBuffer, messages, this)) {
@@ -244,6 +247,18 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         }
     }
 
+    /** ECONNREFUSED or EACCES while the peer refuses this host: what was queued for it was failed already. */
+    private static void checkAccepted(Connection c) throws IOException {
+        RdsDatagram.Failure refused = c.refusal();
+        if (refused != null) {
+            String why = c.refusalReason();
+            if (refused == RdsDatagram.Failure.AUTHENTICATION_FAILED) {
+                throw new EaccesException(why);
+            }
+            throw new EconnrefusedException(why);
+        }
+    }
+
     /**
      * The destination's address, checked. The last send's peer passed these checks, and the socket's address is fixed
      * since bind, so steady traffic skips them (they allocate); by value, as replies use address objects of their own.
@@ -271,9 +286,16 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
+        failed(message, destination, reason, null);
+    }
+
+    @Override
+    public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
+                       String why) {
         int n = message.entries();                  // a run fails each message it carries
         for (int i = 0; i < n && options.recvErr() && !closed; i++) {
-            receiveQueue.addFailure(RdsDatagram.sendFailed(destination, message.length(i), reason, System.nanoTime()));
+            receiveQueue.addFailure(RdsDatagram.sendFailed(destination, message.length(i), reason, why,
+                    System.nanoTime()));
         }
         long len = message.length();
         zeroCopyDone(message);

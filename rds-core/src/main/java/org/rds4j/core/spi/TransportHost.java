@@ -36,6 +36,12 @@ public interface TransportHost {
     boolean admits(java.net.InetAddress peer);
 
     /**
+     * A TLS handshake failed, on a connection this stack made or one a peer made: counted in
+     * {@code conn_tls_handshake_failed}. A transport without TLS never calls it. Any thread.
+     */
+    void tlsHandshakeFailed();
+
+    /**
      * A scheduler for a transport's timers; owned by the stack, so do not shut it down.
      *
      * @return the stack's scheduler

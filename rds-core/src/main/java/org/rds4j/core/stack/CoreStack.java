@@ -32,6 +32,9 @@ import org.rds4j.RdsConnectionInfo;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketInfo;
+import org.rds4j.RdsPeerEvent;
+import org.rds4j.RdsPeerState;
+import org.rds4j.RdsPeerStateListener;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsStackInfo;
@@ -79,6 +82,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     /** GEN_NUM: a peer that sees it change knows this host restarted. */
     private final long generation = 1 + (ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFEL);
     private volatile boolean closing;
+    private final PeerEvents peerEvents;
     /** The stack's JMX MBean, null if JMX is off or registering failed. */
     private final ObjectName mbean;
 
@@ -117,8 +121,9 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         this.admission = new PeerAdmission(this, connections, config, offHeap);
         this.receiveBudget = new StackReceiveBudget(config.stackReceiveBytes());
         scheduler.scheduleWithFixedDelay(admission::reclaimIdle, 1, 1, TimeUnit.SECONDS);
+        this.peerEvents = new PeerEvents(config.name());
         // Last: the MBean may be read from another thread as soon as it is registered.
-        this.mbean = config.jmx() ? StackMBean.register(this) : null;
+        this.mbean = config.jmx() ? StackMBean.register(this, peerEvents) : null;
         log.debug("stack {} created with transports {} (default {})", config.name(), transports.keySet(),
                 defaultTransport);
     }
@@ -535,6 +540,33 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
     }
 
     @Override
+    public int peerFailureThreshold() {
+        return config.peerFailureThreshold();
+    }
+
+    @Override
+    public long unreachableTimeoutNanos() {
+        return config.unreachableTimeout().toNanos();
+    }
+
+    @Override
+    public void peerStateChanged(Connection connection, RdsPeerState state, RdsPeerState previous, String reason) {
+        peerEvents.publish(new RdsPeerEvent(connection.local(), connection.peer(), connection.transportName(), state,
+                previous, reason));
+    }
+
+    @Override
+    public void addPeerStateListener(RdsPeerStateListener listener) {
+        peerEvents.add(listener);
+    }
+
+    @Override
+    public void removePeerStateListener(RdsPeerStateListener listener) {
+        peerEvents.remove(Objects.requireNonNull(listener,
+                "listener is null: pass the RdsPeerStateListener given to addPeerStateListener"));
+    }
+
+    @Override
     public boolean isClosing() {
         return closing;
     }
@@ -562,6 +594,7 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
             t.close();
         }
         scheduler.shutdownNow();
+        peerEvents.close();
         try {
             scheduler.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

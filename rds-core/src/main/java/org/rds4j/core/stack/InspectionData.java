@@ -133,7 +133,7 @@ final class InspectionData {
                 new Object[] {m.bound(), m.inUse(), m.highWater(), m.refusals()});
     }
 
-    static MBeanInfo mbeanInfo(String className) {
+    static MBeanInfo mbeanInfo(String className, javax.management.MBeanNotificationInfo[] notifications) {
         OpenMBeanAttributeInfo[] attributes = new OpenMBeanAttributeInfo[ATTRIBUTES.size()];
         for (int i = 0; i < attributes.length; i++) {
             attributes[i] = new OpenMBeanAttributeInfoSupport(ATTRIBUTES.get(i), DESCRIPTIONS[i],
@@ -141,7 +141,30 @@ final class InspectionData {
         }
         return new OpenMBeanInfoSupport(className, "an rds4j stack: connections, sockets, congestion maps and"
                 + " counters, as rds-info shows Linux RDS (docs/inspection.md)", attributes,
-                new OpenMBeanConstructorInfo[0], new OpenMBeanOperationInfo[0], null);
+                new OpenMBeanConstructorInfo[0], new OpenMBeanOperationInfo[0], notifications);
+    }
+
+    private static final String[] PEER_EVENT_ITEMS = {"local", "peer", "transport", "state", "previous", "reason"};
+    private static final CompositeType PEER_EVENT = peerEventType();
+
+    private static CompositeType peerEventType() {
+        try {
+            OpenType<?>[] types = new OpenType<?>[PEER_EVENT_ITEMS.length];
+            java.util.Arrays.fill(types, SimpleType.STRING);
+            return new CompositeType("RdsPeerEvent", "a peer's state changed", PEER_EVENT_ITEMS,
+                    new String[] {"our address", "the peer's address", "the transport", "the new state (UP,"
+                            + " UNREACHABLE, REFUSED)", "the state before, empty for the first report",
+                            "the cause in words"}, types);
+        } catch (OpenDataException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** A peer-state change as a JMX notification's user data: strings only. */
+    static CompositeData peerEvent(org.rds4j.RdsPeerEvent e) throws OpenDataException {
+        return new CompositeDataSupport(PEER_EVENT, PEER_EVENT_ITEMS, new Object[] {
+            org.rds4j.RdsAddresses.format(e.local()), org.rds4j.RdsAddresses.format(e.peer()), e.transport(),
+            e.state().name(), e.previous() == null ? "" : e.previous().name(), e.reason()});
     }
 
     static CompositeData counters(Map<String, Long> counters) throws OpenDataException {

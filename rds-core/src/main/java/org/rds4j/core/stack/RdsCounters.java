@@ -74,7 +74,16 @@ public final class RdsCounters {
         /** rds4j: a connection was refused before anything was kept for its peer (allow-list, maxPeers). */
         CONN_PEER_REFUSED("conn_peer_refused"),
         /** rds4j: a connection was dropped because a message started on it did not complete within frameTimeout. */
-        RECV_FRAME_TIMEOUT("recv_frame_timeout");
+        RECV_FRAME_TIMEOUT("recv_frame_timeout"),
+        /** rds4j: a TLS handshake failed, on a connection we made or one a peer made (refused for it). */
+        CONN_TLS_HANDSHAKE_FAILED("conn_tls_handshake_failed"),
+        /**
+         * rds4j: a connection we made to a peer ended before the peer sent anything, or its TLS handshake failed: the
+         * peer refused us (path 0's attempts; see RdsStackConfig.peerFailureThreshold).
+         */
+        CONN_REFUSED_BY_PEER("conn_refused_by_peer"),
+        /** rds4j: an attempt to connect to a peer made no connection (nothing listening, no route, a timeout). */
+        CONN_CONNECT_FAILED("conn_connect_failed");
 
         private final String kernelName;
 

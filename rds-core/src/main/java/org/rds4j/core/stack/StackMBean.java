@@ -2,6 +2,7 @@ package org.rds4j.core.stack;
 
 import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import javax.management.Attribute;
 import javax.management.AttributeList;
@@ -12,10 +13,15 @@ import javax.management.InstanceNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanException;
 import javax.management.MBeanInfo;
+import javax.management.MBeanNotificationInfo;
 import javax.management.MBeanServer;
+import javax.management.Notification;
+import javax.management.NotificationBroadcasterSupport;
 import javax.management.ObjectName;
 import javax.management.ReflectionException;
 import javax.management.openmbean.OpenDataException;
+import org.rds4j.RdsAddresses;
+import org.rds4j.RdsPeerEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * them without rds4j's classes. docs/inspection.md lists every attribute. Each read takes a fresh snapshot of the
  * part asked for; nothing is kept or updated between reads.
  */
-final class StackMBean implements DynamicMBean {
+final class StackMBean extends NotificationBroadcasterSupport implements DynamicMBean {
     private static final Logger log = LoggerFactory.getLogger(StackMBean.class);
 
     /** The JMX domain of every rds4j MBean. */
@@ -35,10 +41,29 @@ final class StackMBean implements DynamicMBean {
     /** Stacks of one JVM may share a name; later ones get "-2", "-3", ... up to this. */
     private static final int MAX_SUFFIX = 1000;
 
+    /** The type of the notification sent when a peer's state changes; the new state is its user data's "state". */
+    static final String PEER_STATE = "org.rds4j.peer.state";
+
     private final CoreStack stack;
+    private final AtomicLong sequence = new AtomicLong();
 
     private StackMBean(CoreStack stack) {
+        super(new MBeanNotificationInfo(new String[] {PEER_STATE}, Notification.class.getName(),
+                "a peer became UNREACHABLE, REFUSED this host, or came back UP; the user data holds local, peer,"
+                        + " transport, state, previous and reason"));
         this.stack = stack;
+    }
+
+    /** Sends {@code e} as a {@link #PEER_STATE} notification; on the stack's event thread. */
+    private void peerStateChanged(RdsPeerEvent e) {
+        Notification n = new Notification(PEER_STATE, this, sequence.incrementAndGet(),
+                RdsAddresses.format(e.peer()) + " " + e.state() + ": " + e.reason());
+        try {
+            n.setUserData(InspectionData.peerEvent(e));
+        } catch (OpenDataException ex) {
+            log.debug("peer event without user data: {}", ex.toString());
+        }
+        sendNotification(n);
     }
 
     /**
@@ -46,13 +71,15 @@ final class StackMBean implements DynamicMBean {
      *
      * @return its name, or {@code null} if it could not be registered (logged; the stack works without it)
      */
-    static ObjectName register(CoreStack stack) {
+    static ObjectName register(CoreStack stack, PeerEvents events) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         String base = stack.config().name();
         for (int i = 1; i <= MAX_SUFFIX; i++) {
             try {
                 ObjectName name = objectName(i == 1 ? base : base + "-" + i);
-                server.registerMBean(new StackMBean(stack), name);
+                StackMBean bean = new StackMBean(stack);
+                server.registerMBean(bean, name);
+                events.jmx(bean::peerStateChanged);
                 log.debug("stack {} registered as {}", base, name);
                 return name;
             } catch (InstanceAlreadyExistsException taken) {
@@ -144,7 +171,7 @@ final class StackMBean implements DynamicMBean {
 
     @Override
     public MBeanInfo getMBeanInfo() {
-        return InspectionData.mbeanInfo(StackMBean.class.getName());
+        return InspectionData.mbeanInfo(StackMBean.class.getName(), getNotificationInfo());
     }
 
     /** The attribute names, in the order docs/inspection.md lists them. */

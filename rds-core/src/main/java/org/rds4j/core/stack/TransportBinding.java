@@ -101,6 +101,11 @@ public final class TransportBinding implements TransportHost {
     }
 
     @Override
+    public void tlsHandshakeFailed() {
+        stack.statistics().increment(RdsCounters.Counter.CONN_TLS_HANDSHAKE_FAILED);
+    }
+
+    @Override
     public org.rds4j.core.spi.OffHeapMemory offHeap() {
         return stack.offHeap();
     }

@@ -152,4 +152,29 @@ final class FakeEnvironment implements ConnectionEnvironment {
     public boolean isClosing() {
         return closing;
     }
+
+    /** Peer-state changes reported, oldest first. */
+    final java.util.List<org.rds4j.RdsPeerState> peerStates = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Off unless a test sets it: the path models drive resets at will, many before the peer says anything, to test
+     * acknowledgements and placement; refusals have tests of their own (PeerHealthTest, and over TCP).
+     */
+    int peerFailureThreshold = Integer.MAX_VALUE;
+
+    @Override
+    public int peerFailureThreshold() {
+        return peerFailureThreshold;
+    }
+
+    @Override
+    public long unreachableTimeoutNanos() {
+        return 0;
+    }
+
+    @Override
+    public void peerStateChanged(Connection connection, org.rds4j.RdsPeerState state,
+                                 org.rds4j.RdsPeerState previous, String reason) {
+        peerStates.add(state);
+    }
 }

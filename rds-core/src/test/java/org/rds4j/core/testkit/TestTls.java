@@ -34,6 +34,20 @@ public final class TestTls {
         return ctx;
     }
 
+    /**
+     * A TLS 1.3 context that trusts the test CA and has no key: its handshakes present no certificate.
+     *
+     * @return the context
+     * @throws Exception if the trust store cannot be read
+     */
+    public static SSLContext withoutCertificate() throws Exception {
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(load("trust.p12"));
+        SSLContext ctx = SSLContext.getInstance("TLSv1.3");
+        ctx.init(null, tmf.getTrustManagers(), null);
+        return ctx;
+    }
+
     private static KeyStore load(String resource) throws Exception {
         try (InputStream in = TestTls.class.getResourceAsStream("/tls/" + resource)) {
             if (in == null) {

@@ -37,6 +37,7 @@ import org.rds4j.RdsAddressPrefix;
 import org.rds4j.RdsDatagram;
 import org.rds4j.RdsMemoryInfo;
 import org.rds4j.RdsMessageInfo;
+import org.rds4j.RdsPeerStateListener;
 import org.rds4j.RdsSelector;
 import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOption;
@@ -62,7 +63,9 @@ class ApiNullArgumentsTest {
             "RdsPathInfo.<init>(InetSocketAddress transportLocal)",     // no transport connection
             "RdsPathInfo.<init>(InetSocketAddress transportRemote)",
             "RdsSocketInfo.<init>(InetSocketAddress boundAddress)",     // not bound
-            "RdsSocketInfo.<init>(String transport)");                  // not chosen yet
+            "RdsSocketInfo.<init>(String transport)",                   // not chosen yet
+            "RdsPeerEvent.<init>(RdsPeerState previous)",               // the first report of a peer
+            "RdsDatagram.sendFailed(String reason)");                   // no cause in words
 
     private RdsStack stack;
     private RdsSocket socket;
@@ -146,7 +149,7 @@ class ApiNullArgumentsTest {
     /** Enum constants' {@code valueOf} is the JDK's; user-implemented callbacks and equals take what they get. */
     private static boolean isExempt(Class<?> type, Method m) {
         return (type.isEnum() && m.getName().equals("valueOf"))
-                || type == RdsSelector.ReadyHandler.class
+                || type == RdsSelector.ReadyHandler.class || type == RdsPeerStateListener.class
                 || (m.getName().equals("equals") && m.getParameterCount() == 1);
     }
 

@@ -242,6 +242,11 @@ class LoopbackSegmentsTest {
         }
 
         @Override
+        public void tlsHandshakeFailed() {
+            throw new AssertionError("the loopback transport has no TLS");
+        }
+
+        @Override
         public org.rds4j.core.spi.OffHeapMemory offHeap() {
             return OFF_HEAP;
         }

@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLException;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.PeerRefusedException;
 import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
 import org.slf4j.Logger;
@@ -31,8 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>TLS.</b> On a connection with TLS (an {@link io.netty.handler.ssl.SslHandler} ahead of this handler) all of the
  * life cycle below waits for the handshake: "active" means the handshake succeeded, and the core sees no connection
- * that did not authenticate. An outgoing one whose handshake fails is reported as a failed connect; an incoming one
- * is closed, logged by {@link TlsRefusals}.
+ * that did not authenticate. An outgoing one whose handshake fails, or that the peer ends before the handshake does,
+ * is reported as a failed connect with a {@link PeerRefusedException} (a timeout with a plain {@link IOException});
+ * an incoming one is closed, logged by {@link TlsRefusals}. Either way {@code conn_tls_handshake_failed} counts a
+ * failed handshake.
  *
  * <p><b>Life cycle.</b> Outgoing: {@code onConnected} from {@code channelActive}, before the first read. Incoming:
  * the channel starts with auto-read off, {@code channelActive} asks {@link org.rds4j.core.spi.TransportHost#accept};
@@ -68,6 +72,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean live;           // the handler owns this connection: onConnected called / accept returned it
     private boolean closedNotified;
     private boolean connectFailedNotified;
+    /** An outgoing handshake ended with a TLS error (not the peer closing first). */
+    private boolean handshakeFailed;
+    /** Whether the peer sent a byte on this connection. */
+    private boolean readAny;
     private Throwable cause;
     private InetSocketAddress local;
     private InetSocketAddress remote;
@@ -238,8 +246,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 log.debug("{}: TLS handshake done", this);
                 established();
             } else {
-                if (!outgoing && !localClose) {     // not a handshake we cut short ourselves
-                    instance.tlsRefusals().handshakeFailed(remoteAddress(), done.cause());
+                if (!localClose) {                  // not a handshake we cut short ourselves
+                    instance.host().tlsHandshakeFailed();
+                    if (!outgoing) {
+                        instance.tlsRefusals().handshakeFailed(remoteAddress(), done.cause());
+                    } else if (handshakeError(done.cause()) != null) {
+                        handshakeFailed = true;
+                    }
                 }
                 fail(done.cause());
             }
@@ -308,6 +321,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof InPlaceReadBuf b) {
+            readAny = true;
             try {
                 inPlaceReadEnded(live && !closedNotified && cause == null ? b.readableBytes() : 0);
             } finally {
@@ -322,6 +336,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         ByteBuf buf = (ByteBuf) msg;
         try {
             int n = buf.readableBytes();
+            readAny |= n > 0;
             if (n > 0 && live && !closedNotified && cause == null) {
                 if (buf.nioBufferCount() == 1) {
                     handler.onBytes(buf.internalNioBuffer(buf.readerIndex(), n));
@@ -357,15 +372,61 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (live && !closedNotified) {
             closedNotified = true;
             log.debug("{}: closed{}", this, cause == null ? "" : " (" + cause + ")");
-            handler.onClosed(cause);
+            handler.onClosed(closeCause());
         } else if (outgoing && !live && local != null && !connectFailedNotified) {
             // TCP connected but the TLS handshake never completed: to the core, the connect failed.
+            // The TCP connection was made: the peer failed the handshake (certificates), or ended the connection
+            // before it (a stack whose admission refuses us resets it so). A handshake that timed out is no answer.
             connectFailedNotified = true;
-            handler.onConnectFailed(cause != null ? cause
-                    : new IOException("the TLS handshake with " + TcpTransportInstance.describe(remoteAddress())
-                            + " did not complete"));
+            handler.onConnectFailed(refusal());
         }
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * Why the connection closed, as the core hears it. With TLS 1.3 a client's handshake is done before the server
+     * has checked the client's certificate: a server that does not trust it (or gets none) ends a connection that is
+     * already up here, with an alert or a plain close, before it sends a byte. That is reported as an authentication
+     * failure; a reset before any byte is not (the server's admission resets, as over plain TCP). On the event loop.
+     */
+    private Throwable closeCause() {
+        if (!tls || !outgoing || readAny || localClose) {
+            return cause;                           // not the peer's doing before a byte: as it is
+        }
+        SSLException ssl = handshakeError(cause);
+        if (ssl != null) {
+            return new PeerRefusedException("TLS failed: " + ssl.getMessage(), true, cause);
+        }
+        if (cause == null) {
+            return new PeerRefusedException("the peer closed the connection right after the TLS handshake, before"
+                    + " sending anything, as a TLS 1.3 peer does that refuses our certificate (or its absence)", true,
+                    null);
+        }
+        return cause;
+    }
+
+    /** What the core hears of an outgoing TLS connection that never completed its handshake. On the event loop. */
+    private IOException refusal() {
+        String peer = TcpTransportInstance.describe(remoteAddress());
+        if (cause instanceof io.netty.handler.ssl.SslHandshakeTimeoutException) {
+            return new IOException("the TLS handshake with " + peer + " timed out", cause);
+        }
+        SSLException ssl = handshakeError(cause);
+        if (handshakeFailed && ssl != null) {
+            return new PeerRefusedException("the TLS handshake failed: " + ssl.getMessage(), true, cause);
+        }
+        return new PeerRefusedException(peer + " ended the connection before the TLS handshake did"
+                + (cause == null ? "" : " (" + cause.getMessage() + ")"), false, cause);
+    }
+
+    /** The TLS error in {@code t}'s causes, or {@code null}. */
+    private static SSLException handshakeError(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; depth++, t = t.getCause()) {
+            if (t instanceof SSLException e) {
+                return e;
+            }
+        }
+        return null;
     }
 
     @Override

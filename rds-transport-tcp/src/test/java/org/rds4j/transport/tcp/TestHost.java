@@ -55,6 +55,14 @@ final class TestHost implements TransportHost, AutoCloseable {
         return true;
     }
 
+    /** TLS handshakes that failed, as the transport reported them. */
+    final java.util.concurrent.atomic.AtomicInteger handshakesFailed = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public void tlsHandshakeFailed() {
+        handshakesFailed.incrementAndGet();
+    }
+
     @Override
     public ScheduledExecutorService scheduler() {
         return scheduler;

@@ -82,11 +82,10 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     /** Where the part of the staging chunk not yet handed over starts. */
     private int stagedFrom;
     private long written;
-    /** Bytes of ours the peer has consumed; written by the peer's thread. */
-    private volatile long consumedByPeer;
+    /** How far the peer has consumed our stream, and whether our writer waits for room. */
+    private final WriteWindow window = new WriteWindow();
     /** The last offset reported to our handler as transmitted; our thread. */
     private long reportedConsumed;
-    private volatile boolean waitingForRoom;
     /** The core stopped reading ({@link #setReadable}): segments stay queued and the writer's high-water mark holds. */
     private volatile boolean readPaused;
 
@@ -155,11 +154,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     @Override
     public boolean isWritable() {
-        boolean room = written - consumedByPeer < owner.highWaterMark();
-        if (!room) {
-            waitingForRoom = true;
-        }
-        return room;
+        return window.hasRoom(written, owner.highWaterMark());
     }
 
     @Override
@@ -359,17 +354,16 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     /** Called on our reader's thread: the peer consumed our stream up to {@code offset}. */
     private void consumed(long offset) {
-        consumedByPeer = offset;
+        boolean wake = window.consumed(offset, written, owner.highWaterMark());
         owner.execute(consumedTask);
-        if (waitingForRoom && written - offset < owner.highWaterMark() / 2) {
-            waitingForRoom = false;
+        if (wake) {
             requestTransmit();
         }
     }
 
     /** On our thread: report how far the peer has read (the latest offset; several reports may merge into one). */
     private void reportConsumed() {
-        long offset = consumedByPeer;
+        long offset = window.consumed();
         ConnectionHandler h = handler;
         if (h != null && !closed.get() && offset > reportedConsumed) {
             reportedConsumed = offset;

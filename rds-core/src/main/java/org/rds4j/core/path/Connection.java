@@ -90,7 +90,8 @@ public final class Connection {
         this.localMap = env.localMap(local);
         this.peerMap = peerMap;
         this.multipath = new Multipath(this, env.paths());
-        this.receiveBudget = new PeerReceiveBudget(this, env.peerReceiveBytes(), env.stackReceiveBudget());
+        this.receiveBudget = new PeerReceiveBudget(this, env.statistics(), env.peerReceiveBytes(),
+                env.stackReceiveBudget());
         this.paths = new ConnectionPath[env.paths()];
         for (int i = 0; i < paths.length; i++) {
             paths[i] = new ConnectionPath(this, i);

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import org.rds4j.RdsPathInfo;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.util.CoalescingTask;
 import org.rds4j.core.wire.RdsHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,16 +74,14 @@ public final class ConnectionPath {
         this.transmitter = new PathTransmitter(this, queue, acks, ackRequests);
         this.maintenance = new PathMaintenance(this, ackRequests);
         this.numbering = new PathNumbering(this);
-        this.kickTask = () -> {
-            kickPending.set(false);               // before the look: a push after it asks again
-            kickOwned();
-        };
+        this.kickTask = new CoalescingTask(this::kickOwned);
     }
 
-    /** {@link #kickOwned}, made once: what a sender hands the owner when the path is not up. */
-    private final Runnable kickTask;
-    /** A {@link #kickTask} is queued on the owner: senders of a path that is connecting queue one, not one each. */
-    private final java.util.concurrent.atomic.AtomicBoolean kickPending = new java.util.concurrent.atomic.AtomicBoolean();
+    /**
+     * {@link #kickOwned}, made once: what a sender hands the owner when the path is not up. Queued at most once at a
+     * time: senders of a path that is connecting queue one, not one each; the run takes the request before it looks.
+     */
+    private final CoalescingTask kickTask;
 
     /**
      * The connection this path belongs to.
@@ -195,7 +194,7 @@ public final class ConnectionPath {
         // and sent ahead of it (see cameUp). The owner connects the path if it is down.
         if (connection.inOwner()) {
             kickOwned();
-        } else if (!kickPending.get() && kickPending.compareAndSet(false, true)) {
+        } else if (kickTask.request()) {
             connection.execute(kickTask);
         }
     }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * frames to the transport. A new object for every connection attempt, so events of an attempt the path has given up
  * on are recognised as stale and ignored. Its methods run on the connection's I/O thread.
  */
-final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
+final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, PeerReceiveBudget.Reading {
     private static final Logger log = LoggerFactory.getLogger(PathConnection.class);
     private static final VarHandle PEER_INITIATED;
     /** The room a small message's arrival starts with once a run outgrew its buffer, and the most it grows to. */
@@ -129,7 +129,8 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener {
     }
 
     /** Stops or resumes reading this connection (see {@link PeerReceiveBudget}). */
-    void setReadable(boolean readable) {
+    @Override
+    public void setReadable(boolean readable) {
         if (readable && partialSinceNanos != 0) {
             partialSinceNanos = System.nanoTime();    // the time it was not read does not count against the peer
         }

@@ -3,6 +3,7 @@ package org.rds4j.core.path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.rds4j.core.stack.RdsCounters;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +29,15 @@ import org.slf4j.LoggerFactory;
 public final class PeerReceiveBudget {
     private static final Logger log = LoggerFactory.getLogger(PeerReceiveBudget.class);
 
-    private final Connection connection;
+    /** A connection of the peer that can stop being read: a {@link PathConnection}. */
+    interface Reading {
+        /** Stops or resumes reading; any thread. */
+        void setReadable(boolean readable);
+    }
+
+    /** The peer, as the logs name it. */
+    private final Object connection;
+    private final RdsCounters statistics;
     private final StackReceiveBudget stack;
     private final long bound;
     private final long resumeAt;
@@ -38,10 +47,15 @@ public final class PeerReceiveBudget {
     /** The most {@link #held} has been when a read ended; written by I/O threads under no lock (a report, no rule). */
     private volatile long peak;
     /** Guarded by this: the connections stopped, each once. */
-    private final List<PathConnection> stopped = new ArrayList<>(8);
+    private final List<Reading> stopped = new ArrayList<>(8);
 
-    PeerReceiveBudget(Connection connection, long bound, StackReceiveBudget stack) {
+    /**
+     * @param connection the peer, as the logs name it
+     * @param statistics where a stop is counted
+     */
+    PeerReceiveBudget(Object connection, RdsCounters statistics, long bound, StackReceiveBudget stack) {
         this.connection = connection;
+        this.statistics = statistics;
         this.stack = stack;
         this.bound = bound;
         this.resumeAt = bound / 2;
@@ -118,7 +132,7 @@ public final class PeerReceiveBudget {
     }
 
     /** After a read of {@code pc}: stops reading it if the peer holds more than the bound (I/O thread). */
-    void pauseIfOver(PathConnection pc) {
+    void pauseIfOver(Reading pc) {
         long now = held.get();
         if (now > peak) {
             peak = now;
@@ -139,7 +153,7 @@ public final class PeerReceiveBudget {
             }
             stopped.add(pc);
             pc.setReadable(false);
-            connection.env().statistics().increment(Counter.RECV_PEER_PAUSED);
+            statistics.increment(Counter.RECV_PEER_PAUSED);
             if (stopped.size() == 1 && !byStack) {
                 log.info("{}: the peer has {} bytes queued beyond its sockets' budgets (half their SO_RCVBUF), more"
                         + " than peerReceiveBytes ({}): it ignores congestion; its connections stop being read until"
@@ -158,7 +172,7 @@ public final class PeerReceiveBudget {
     }
 
     /** Reading stops being our business for {@code pc}: it closed (I/O thread). */
-    synchronized void forget(PathConnection pc) {
+    synchronized void forget(Reading pc) {
         stopped.remove(pc);
         paused = !stopped.isEmpty();
     }
@@ -169,7 +183,7 @@ public final class PeerReceiveBudget {
         }
         log.debug("{}: {} bytes beyond the sockets' budgets: the peer's connections are read again", connection,
                 held.get());
-        for (PathConnection pc : stopped) {
+        for (Reading pc : stopped) {
             pc.setReadable(true);
         }
         stopped.clear();

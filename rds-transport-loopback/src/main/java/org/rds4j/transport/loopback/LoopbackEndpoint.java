@@ -9,6 +9,7 @@ import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
 import org.rds4j.core.util.BoundedPool;
+import org.rds4j.core.util.CoalescingTask;
 
 /**
  * One end of an in-memory connection. What this end writes goes into pooled 64 KiB chunks, and each transmit pass
@@ -53,13 +54,13 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private final LoopbackInstance owner;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
-    private final AtomicBoolean transmitPending = new AtomicBoolean();
-    private final AtomicBoolean deliveryPending = new AtomicBoolean();
+    /** The transmit pass, queued on our thread at most once at a time; {@link #deliverPending} may take it early. */
+    private final CoalescingTask transmitTask = new CoalescingTask(this::transmit);
+    /** The hand-over of queued segments to our handler, queued on our thread at most once at a time. */
+    private final CoalescingTask deliverTask = new CoalescingTask(this::deliverPending);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean closeReported = new AtomicBoolean();
     private volatile Throwable closeCause;
-    private final Runnable transmitTask = this::runTransmit;
-    private final Runnable deliverTask = this::deliverPending;
     private final Runnable consumedTask = this::reportConsumed;
     private final BoundedPool<Chunk> chunks = new BoundedPool<>(POOL, Chunk::new);
     private final BoundedPool<Segment> segments = new BoundedPool<>(4 * POOL, Segment::new);
@@ -133,21 +134,16 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     @Override
     public void requestTransmit() {
-        if (!closed.get() && transmitPending.compareAndSet(false, true)) {
+        if (!closed.get() && transmitTask.request()) {
             owner.execute(transmitTask);
         }
     }
 
     /**
-     * The transmit task: a pass if one is still asked for ({@link #deliverPending} may have run it already). Each
-     * request sets the flag before it queues the task, so a pass always follows the latest request.
+     * A transmit pass, run by {@link #transmitTask} if the request still stands ({@link #deliverPending} may have
+     * taken it already). Each request raises the flag before it queues the task, so a pass always follows the latest
+     * request.
      */
-    private void runTransmit() {
-        if (transmitPending.getAndSet(false)) {
-            transmit();
-        }
-    }
-
     private void transmit() {
         ConnectionHandler h = handler;
         if (closed.get() || h == null) {
@@ -291,7 +287,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     private void scheduleDelivery() {
-        if (handler != null && deliveryPending.compareAndSet(false, true)) {
+        if (handler != null && deliverTask.request()) {
             owner.execute(deliverTask);
         }
     }
@@ -302,6 +298,12 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         if (readable) {
             scheduleDelivery();
         }
+    }
+
+    /** On our thread, once the handler is set: delivers what came before it, and whatever is asked for now. */
+    void deliverNow() {
+        deliverTask.takeRequest();                       // this pass covers a delivery asked for before it
+        deliverPending();
     }
 
     /**
@@ -315,8 +317,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * longer). The segments of one connection are still decoded in one turn, so that a congestion map split over two of
      * them does not wait while other paths decode theirs.
      */
-    void deliverPending() {
-        deliveryPending.set(false);
+    private void deliverPending() {
         ConnectionHandler h = handler;
         if (h == null) {
             return;
@@ -337,7 +338,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
             view.limit(seg.to).position(seg.from);
             h.onBytes(view);
             peer.segmentRead(seg);
-            if (moreWaiting() && transmitPending.getAndSet(false)) {
+            if (moreWaiting() && transmitTask.takeRequest()) {
                 transmit();                          // before the next segment, not after all of them
             }
         }

@@ -147,7 +147,7 @@ final class LoopbackInstance implements TransportInstance {
             server.abort();
         } else {
             server.handler(handler);
-            server.deliverPending();
+            server.deliverNow();
         }
     }
 

@@ -1,9 +1,6 @@
 package org.rds4j.transport.loopback;
 
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import org.rds4j.core.util.BoundedPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,23 +9,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why not a {@code ThreadPoolExecutor}: its queue takes a lock for every task on both sides and allocates a lock
  * node whenever either side has to wait (a producer meeting another on the lock, the thread parking for work), which
- * at 64 KiB messages came to most of what the loopback transport allocated in steady state. Here producers queue
- * with one compare-and-set on a bounded array ({@link BoundedPool}, whose slots are taken in the order they were
- * filled), the thread takes without a lock, and a producer unparks the thread only when it has gone to sleep.
+ * at 64 KiB messages came to most of what the loopback transport allocated in steady state. Here the queue is a
+ * {@link ParkingQueue}: one compare-and-set to queue, no lock to take, an unpark only for a thread that sleeps.
  *
  * <p>Idle: for {@code yieldNanos} after its last task the thread keeps looking, yielding the core between looks (a
  * task that comes within that time costs no wake-up; a yielding thread lets every thread with work run first), then
- * parks. Parking and waking follow the usual flag protocol: the thread raises {@code parked}, looks once more, and
- * only then parks; a producer queues, then reads the flag. A full fence on each side between the write and the read
- * means one of them always sees the other's, so a task is never left queued behind a sleeping thread.
+ * parks ({@link ParkingQueue#parkUnlessQueued}, whose flag protocol never leaves a task queued behind a sleeping
+ * thread).
  */
 final class LoopbackLoop {
     private static final Logger LOG = LoggerFactory.getLogger(LoopbackLoop.class);
 
-    private final BoundedPool<Runnable> tasks;
+    private final ParkingQueue tasks;
     private final long yieldNanos;
     private final Thread thread;
-    private volatile boolean parked;
     /** No task is taken any more; the thread runs what is queued and ends. */
     private volatile boolean closing;
     /** The thread ends at its next look (the close waited too long for the queue to drain). */
@@ -45,9 +39,9 @@ final class LoopbackLoop {
         if (yieldNanos < 0) {
             throw new IllegalArgumentException("yieldNanos must be at least 0, was " + yieldNanos);
         }
-        this.tasks = new BoundedPool<>(capacity, () -> null);
         this.yieldNanos = yieldNanos;
         this.thread = new Thread(this::run, name);
+        this.tasks = new ParkingQueue(capacity, thread);
         thread.setDaemon(true);
         thread.start();
     }
@@ -77,12 +71,8 @@ final class LoopbackLoop {
                 runSafely(task);
                 return true;
             }
-            LockSupport.unpark(thread);                  // a full queue is drained by a thread that is awake
+            tasks.wake();                                // a full queue is drained by a thread that is awake
             Thread.yield();
-        }
-        VarHandle.fullFence();                           // our queued task before our read of the flag
-        if (parked) {
-            LockSupport.unpark(thread);
         }
         return true;
     }
@@ -107,18 +97,11 @@ final class LoopbackLoop {
                 Thread.yield();
                 continue;
             }
-            parked = true;
-            VarHandle.fullFence();                       // our flag before our last look
-            task = tasks.poll();
+            task = tasks.parkUnlessQueued();
             if (task != null) {
-                parked = false;
                 runSafely(task);
                 idleSince = 0;
-                continue;
             }
-            LockSupport.park(this);
-            parked = false;
-            Thread.interrupted();                        // an interrupt is a wake-up here, never an end
         }
     }
 
@@ -142,7 +125,7 @@ final class LoopbackLoop {
      */
     void close(long timeout, TimeUnit unit) throws InterruptedException {
         closing = true;
-        LockSupport.unpark(thread);
+        tasks.wake();
         if (inLoop()) {
             return;                                      // it ends when the task that closes it returns
         }
@@ -151,7 +134,7 @@ final class LoopbackLoop {
         } finally {
             if (thread.isAlive()) {
                 abandoned = true;
-                LockSupport.unpark(thread);
+                tasks.wake();
             }
         }
     }

@@ -13,10 +13,10 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.util.CoalescingTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +56,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** Whether an SslHandler precedes this handler: then the handshake's success stands for channelActive. */
     private final boolean tls;
     private final BatchingFrameSink sink;
-    private final AtomicBoolean transmitPending = new AtomicBoolean();
-    private final Runnable transmitTask = this::runTransmit;
+    /** The transmit pass, queued on the event loop at most once at a time. */
+    private final CoalescingTask transmitTask = new CoalescingTask(this::runTransmit);
     private final Runnable applyReadableTask = this::applyReadable;
     /** What the core last asked for: {@link #applyReadable} brings the channel to it on the event loop. */
     private volatile boolean readable = true;
@@ -103,11 +103,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     @Override
     public void requestTransmit() {
-        if (!transmitPending.get() && transmitPending.compareAndSet(false, true)) {
+        if (transmitTask.request()) {
             try {
                 channel.eventLoop().execute(transmitTask);
             } catch (RejectedExecutionException e) {     // the instance is shutting down; onClosed follows
-                transmitPending.set(false);
+                transmitTask.withdraw();
             }
         }
     }
@@ -168,8 +168,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     // ---- transmit: event loop ----
 
+    /** The request was taken before this runs ({@link CoalescingTask#run}): one made during it queues another. */
     private void runTransmit() {
-        transmitPending.set(false);
         if (!live || closedNotified || cause != null || !channel.isActive()) {
             return;
         }

@@ -179,6 +179,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
             endWrite();
             settleRunSlot();
             batch.flush();                          // what came before the bad frame is good: deliver it
+            path.receiver().countAcks();
             path.connection().env().statistics().increment(Counter.RECV_PROTOCOL_ERROR);
             data.position(data.limit());
             path.drop(this, e.getMessage());
@@ -237,6 +238,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
     }
 
     private void endRead(long before) {
+        path.receiver().countAcks();
         endWrite();
         settleRunSlot();
         batch.flush();

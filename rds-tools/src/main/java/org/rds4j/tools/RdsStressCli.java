@@ -17,7 +17,7 @@ import org.rds4j.RdsStackConfig;
  */
 final class RdsStressCli {
     /** What only this side uses: never sent to the peer. */
-    record LocalFlags(boolean showHistogram, long outlierMicros, boolean reportCpu, int tcpPort) {
+    record LocalFlags(boolean showHistogram, long outlierMicros, boolean reportCpu, int tcpPort, boolean totals) {
     }
 
     /** A parsed command line: the options record, whether it is the active side, and the local flags. */
@@ -60,8 +60,10 @@ final class RdsStressCli {
             new Opt("show-histogram", '\0', Arg.NONE),
             new Opt("reset", '\0', Arg.NONE),
             new Opt("async", '\0', Arg.NONE),
-            // rds4j's own: the RDS/TCP port of this side's stack, which the kernel fixes at 16385.
+            // rds4j's own, named so that every unique abbreviation of rds-stress's long options stays unique: the
+            // RDS/TCP port of this side's stack (the kernel's is fixed at 16385) and exact counts at the end.
             new Opt("tcp-port", '\0', Arg.REQUIRED),
+            new Opt("message-counts", '\0', Arg.NONE),
             new Opt("help", 'h', Arg.NONE),
             // Short-only options of rds-stress.
             new Opt(null, 'I', Arg.REQUIRED),
@@ -97,7 +99,8 @@ final class RdsStressCli {
             + " --show-outliers USECS   print each round trip longer than USECS to stderr\n\n"
             + "rds4j only:\n"
             + " --tcp-port P            RDS/TCP port of this side's stack (default " + RdsStackConfig.RDS_TCP_PORT
-            + ", the kernel's)\n\n"
+            + ", the kernel's)\n"
+            + " --message-counts        after the average line, print the exact message counts of the run\n\n"
             + "Refused (they need RDMA or kernel-only features): -D/--rdma-bytes, -I, -M, --rdma-use-once,\n"
             + "--rdma-use-get-mr, --rdma-use-fence, --rdma-use-notify, --rdma-cache-mrs, --rdma-alignment,\n"
             + "--rdma-key-o-meter, -Q other than 0, --async, --reset, --show-perfdata.\n\n"
@@ -116,6 +119,7 @@ final class RdsStressCli {
         boolean cpu = false;
         long outliers = 0xffffffffL;
         int tcpPort = RdsStackConfig.RDS_TCP_PORT;
+        boolean totals = false;
         List<String> notes = new ArrayList<>();
         for (int i = 0; i < argv.size(); i++) {
             String a = argv.get(i);
@@ -188,6 +192,7 @@ final class RdsStressCli {
                                     + "connections; leave it at 0");
                         }
                     }
+                    case "o" -> o.simplex = 1;
                     case "report-cpu" -> cpu = true;
                     case "report-summary" -> o.summaryOnly = 1;
                     case "rtprio" -> {
@@ -208,6 +213,7 @@ final class RdsStressCli {
                         }
                         tcpPort = (int) p;
                     }
+                    case "message-counts" -> totals = true;
                     case "help" -> help = true;
                     case "show-perfdata" -> throw new UsageException("--show-perfdata prints the kernel's RDS "
                             + "counters (RDS_INFO_COUNTERS) and /proc/stat as CSV; rds4j does not offer it: use "
@@ -222,7 +228,7 @@ final class RdsStressCli {
             }
         }
         if (!active) {
-            return new Parsed(o, false, new LocalFlags(histogram, outliers, cpu, tcpPort), help, notes);
+            return new Parsed(o, false, new LocalFlags(histogram, outliers, cpu, tcpPort, totals), help, notes);
         }
         if (o.ackSize < RdsStressHeader.BYTES) {
             throw new UsageException("ack size must be at least " + RdsStressHeader.BYTES + " bytes");
@@ -244,7 +250,7 @@ final class RdsStressCli {
             throw new UsageException("-p " + o.startingPort + " with -t " + o.nrTasks + " needs RDS ports up to "
                     + (o.startingPort + o.nrTasks) + ", beyond 65535");
         }
-        return new Parsed(o, true, new LocalFlags(histogram, outliers, cpu, tcpPort), help, notes);
+        return new Parsed(o, true, new LocalFlags(histogram, outliers, cpu, tcpPort, totals), help, notes);
     }
 
     /** RDS's largest message, as the kernel's RDS_MAX_MSG_SIZE. */

@@ -374,6 +374,17 @@ final class RdsStressCommand implements Command {
                     scale * throughput(summary) / 1024.0, 0.0, 0.0,
                     avgMicros(summary, RdsStressStats.SEND_NANOS), avgMicros(summary, RdsStressStats.RTT_NANOS),
                     cpu != null ? scale * cpuTotal : -1.0);
+            if (flags.totals()) {
+                long[] t = new long[RdsStressStats.COUNT];
+                for (RdsStressTask task : tasks) {
+                    for (int s = 0; s < t.length; s++) {
+                        t[s] += task.stats().nr(s);
+                    }
+                }
+                out.printf(Locale.ROOT, "totals: requests sent %d received %d, acks sent %d received %d%n",
+                        t[RdsStressStats.REQ_TX], t[RdsStressStats.REQ_RX], t[RdsStressStats.ACK_TX],
+                        t[RdsStressStats.ACK_RX]);
+            }
             if (flags.showHistogram()) {
                 printHistogram();
             }

@@ -41,6 +41,8 @@ final class RdsStressTask implements Runnable {
     private static final int PROGRESS = 1;
     private static final int BLOCKED = 2;
     private static final int RETRY_SOON = 4;
+    private static final Duration IDLE_WAIT = Duration.ofSeconds(1);
+    private static final Duration RETRY_WAIT = Duration.ofMillis(1);
 
     private final int id;
     private final int depth;
@@ -205,8 +207,7 @@ final class RdsStressTask implements Runnable {
                         selector.register(socket, want);
                         interest = want;
                     }
-                    selector.select((r & RETRY_SOON) != 0 ? Duration.ofMillis(1) : Duration.ofSeconds(1),
-                            IGNORE_READY);
+                    selector.select((r & RETRY_SOON) != 0 ? RETRY_WAIT : IDLE_WAIT, IGNORE_READY);
                 }
             }
         } catch (EbadfException e) {
@@ -222,10 +223,13 @@ final class RdsStressTask implements Runnable {
         }
     }
 
-    /** Reads everything queued; returns PROGRESS if anything came. */
+    /**
+     * Reads everything queued; returns PROGRESS if anything came. Asks before each read so that an empty queue costs
+     * no exception (the non-blocking receive reports it with one).
+     */
     private int receiveAll() throws IOException {
         int r = 0;
-        while (!closed) {
+        while (!closed && socket.isReadable()) {
             recvBuf.clear();
             int got;
             try {
@@ -379,6 +383,11 @@ final class RdsStressTask implements Runnable {
             }
             try {
                 while (f.unacked > 0) {
+                    // Asking first, as the receive side does: a full buffer is common under load, and this way it
+                    // costs no exception.
+                    if (!socket.isWritable()) {
+                        return r | BLOCKED;
+                    }
                     int index = Math.floorMod(f.recvIndex - f.unacked, depth);
                     int sent = send(f, RdsStressHeader.OP_ACK, index, ackSize);
                     stats.add(RdsStressStats.ACK_TX, sent);
@@ -386,6 +395,9 @@ final class RdsStressTask implements Runnable {
                     r |= PROGRESS;
                 }
                 while (doWork && f.pending < depth) {
+                    if (!socket.isWritable()) {
+                        return r | BLOCKED;
+                    }
                     long start = System.nanoTime();
                     int sent = send(f, RdsStressHeader.OP_REQ, f.sendIndex, reqSize);
                     long end = System.nanoTime();

@@ -91,7 +91,7 @@ final class RdsStressCli {
             + " --connect-retries N     retry a refused control connection N times, a second apart\n\n"
             + "Optional flags:\n"
             + " -c, --report-cpu        report cpu use (from /proc/stat)\n"
-            + " -V, --trace             trace execution\n"
+            + " -V, --trace             accepted and sent to the peer; rds-stress traces only RDMA steps\n"
             + " -z, --report-summary    print a summary at end of test only\n"
             + " -R, --rtprio            accepted; a JVM cannot take real-time priority, so it has no effect\n"
             + " --show-params           print the options before running\n"

@@ -228,9 +228,14 @@ class RdsStressEndToEndTest {
         }
     }
 
-    /** A peer asking for RDMA gets a clear refusal, and no traffic. */
-    @Test
-    void passiveSideRefusesARecordAskingForRdma() throws Exception {
+    /**
+     * A peer asking for what RDS over TCP in rds4j lacks gets a clear refusal, and no traffic: RDMA in the older
+     * record, type of service in the newer one (77 bytes, version string first), which also shows that the passive
+     * side tells the two records apart on the wire.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rdma", "tos"})
+    void passiveSideRefusesWhatItCannotHonour(String ask) throws Exception {
         int control = ToolProcess.freeTcpPort();
         try (ToolProcess passive = ToolProcess.start("rds-stress", "-r", "127.0.0.1", "-p", String.valueOf(control),
                 "--tcp-port", String.valueOf(ToolProcess.freeTcpPort()))) {
@@ -239,14 +244,21 @@ class RdsStressEndToEndTest {
             o.sendAddr = 0x7f000001L;
             o.receiveAddr = 0x7f000002L;
             o.startingPort = control;
-            o.rdmaSize = 4096;
+            if (ask.equals("rdma")) {
+                o.rdmaSize = 4096;
+            } else {
+                o.tos = 1;
+            }
+            byte[] record = o.encode();
+            assertEquals(ask.equals("rdma") ? RdsStressOptions.V1_BYTES : RdsStressOptions.V2_BYTES, record.length);
             try (Socket c = new Socket()) {
                 c.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0));
                 c.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), control), 30_000);
-                c.getOutputStream().write(o.encode());
+                c.getOutputStream().write(record);
                 c.getOutputStream().flush();
                 assertEquals(1, passive.awaitExit(RUN), passive.describe());
-                assertTrue(passive.stderr().contains("RDMA (-D 4096)"), passive.describe());
+                assertTrue(passive.stderr().contains(ask.equals("rdma") ? "RDMA (-D 4096)" : "type of service 1"),
+                        passive.describe());
             }
         }
     }

@@ -196,6 +196,65 @@ class RdsStressEndToEndTest {
         }
     }
 
+    /**
+     * This test is the passive side, over RDS too: the active side's first request must be exactly rds-stress's bytes
+     * (header and pattern), and an ack with a corrupted payload must make the active side exit 1.
+     */
+    @Test
+    void activeSideSendsExactRequestsAndExitsNonZeroOnACorruptAck() throws Exception {
+        int tcpPort = ToolProcess.freeTcpPort();
+        InetAddress passiveAddr = InetAddress.getByName("127.0.0.1");
+        int reqSize = 100;
+        int ackSize = 90;
+        try (ServerSocket listener = new ServerSocket(0, 1, passiveAddr);
+             RdsStack stack = RdsStack.create(RdsStackConfig.builder().name("hand-made-passive")
+                     .address(passiveAddr).tcpPort(tcpPort).build())) {
+            int control = listener.getLocalPort();
+            RdsSocket s = stack.openSocket();
+            s.bind(new InetSocketAddress(passiveAddr, control + 1));
+            try (ToolProcess active = ToolProcess.start("rds-stress", "-r", "127.0.0.2", "-s", "127.0.0.1", "-p",
+                    String.valueOf(control), "-q", String.valueOf(reqSize), "-a", String.valueOf(ackSize), "-v", "-o",
+                    "--tcp-port", String.valueOf(tcpPort))) {
+                listener.setSoTimeout((int) STARTUP.toMillis());
+                try (Socket c = listener.accept()) {
+                    c.setSoTimeout((int) STARTUP.toMillis());
+                    DataInputStream cin = new DataInputStream(c.getInputStream());
+                    byte[] record = new byte[RdsStressOptions.V1_BYTES];
+                    cin.readFully(record);
+                    assertEquals(1, RdsStressOptions.decode(record).simplex);
+                    assertTrue(cin.read() >= 0, "the go byte");
+                    c.getOutputStream().write(1);
+                    c.getOutputStream().flush();
+
+                    RdsDatagram req = s.receive(Duration.ofSeconds(60)).orElseThrow(
+                            () -> new AssertionError("no request\n" + active.describe()));
+                    byte[] expected = new byte[reqSize];
+                    ByteBuffer e = ByteBuffer.wrap(expected);
+                    RdsStressHeader.write(e, 0, 0x7f000002, 0x7f000001, control + 1, control + 1, 0,
+                            RdsStressHeader.OP_REQ);
+                    System.arraycopy(RdsStressHeader.pattern(reqSize - RdsStressHeader.BYTES), 0, expected,
+                            RdsStressHeader.BYTES, reqSize - RdsStressHeader.BYTES);
+                    byte[] got = new byte[req.payload().remaining()];
+                    req.payload().get(got);
+                    assertArrayEquals(expected, got, "request 0: header, then the pattern");
+
+                    ByteBuffer ack = ByteBuffer.allocate(ackSize);
+                    ack.position(RdsStressHeader.BYTES);
+                    ack.put(RdsStressHeader.pattern(ackSize - RdsStressHeader.BYTES));
+                    RdsStressHeader.write(ack, 0, 0x7f000001, 0x7f000002, control + 1, control + 1, 0,
+                            RdsStressHeader.OP_ACK);
+                    ack.put(RdsStressHeader.BYTES + 3, (byte) ~ack.get(RdsStressHeader.BYTES + 3));
+                    s.send(ack.clear(), req.source());
+                    assertEquals(1, active.awaitExit(RUN), active.describe());
+                }
+                assertTrue(String.join("\n", active.stdout()).contains("An incoming message has a corrupted payload "
+                        + "at offset 3; 1 out of " + (ackSize - RdsStressHeader.BYTES) + " bytes corrupted"),
+                        active.describe());
+                assertTrue(active.stderr().contains("bogus"), active.describe());
+            }
+        }
+    }
+
     /** This test is the passive side: the active side's record must be the C struct's bytes, in the order sent. */
     @Test
     void activeSideSendsTheOlderRecordAndWaitsForTheGoByte() throws Exception {

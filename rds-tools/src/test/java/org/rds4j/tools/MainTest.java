@@ -38,7 +38,7 @@ class MainTest {
     @Test
     void topLevelHelpListsEveryCommand() {
         assertEquals(0, run("--help"));
-        for (String c : new String[] {"stress", "echo", "send", "recv", "ping", "info"}) {
+        for (String c : new String[] {"stress", "echo", "send", "recv", "ping", "info", "rds-stress"}) {
             assertTrue(out().contains("  " + c + " "), c);
         }
     }
@@ -50,7 +50,7 @@ class MainTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"stress", "echo", "send", "recv", "ping", "info"})
+    @ValueSource(strings = {"stress", "echo", "send", "recv", "ping", "info", "rds-stress"})
     void everyCommandHasHelp(String command) {
         assertEquals(0, run(command, "--help"));
         assertTrue(out().startsWith("usage: rds4j " + command), out());

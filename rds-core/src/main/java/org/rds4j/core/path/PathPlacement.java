@@ -2,7 +2,6 @@ package org.rds4j.core.path;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
@@ -38,7 +37,7 @@ final class PathPlacement {
     private final Multipath multipath;
     private final ConnectionEnvironment env;
     /** Path 0's connection whose poke check is due (see {@link #peerPoked}): one check at a time. */
-    private final AtomicReference<PathConnection> pokeChecked = new AtomicReference<>();
+    private final DueCheck<PathConnection> pokeChecked = new DueCheck<>();
 
     PathPlacement(Connection connection, ConnectionPath[] paths, Multipath multipath, ConnectionEnvironment env) {
         this.connection = connection;
@@ -94,7 +93,7 @@ final class PathPlacement {
             return;                                  // a peer that places by port never disagrees so
         }
         PathConnection pc = paths[0].upConnection();
-        if (pc == null || pokeChecked.getAndSet(pc) == pc) {
+        if (pc == null || !pokeChecked.mark(pc)) {
             return;                                  // down meanwhile, or this connection's check is already due
         }
         long seen = pc.peerInitiatedCount();
@@ -110,14 +109,14 @@ final class PathPlacement {
      */
     private void checkPoke(PathConnection pc, long seen, int attempt) {
         if (paths[0].upConnection() != pc || pc.peerInitiatedCount() != seen || multipath.peerEncodesPaths()) {
-            pokeChecked.compareAndSet(pc, null);
+            pokeChecked.done(pc);
             return;                                  // placed afresh anyway, the peer's messages came (a race), or
         }                                            // its probe since says it places by port
         if (!paths[0].numbering().dropPlacedElsewhere(pc, MISPLACED)) {
             if (attempt < POKE_CHECKS) {                 // messages unacknowledged: look again later
                 after(POKE_CHECK_NANOS, () -> checkPoke(pc, seen, attempt + 1));
             } else {
-                pokeChecked.compareAndSet(pc, null);
+                pokeChecked.done(pc);
             }
             return;
         }

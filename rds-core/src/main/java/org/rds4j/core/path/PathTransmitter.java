@@ -27,7 +27,7 @@ final class PathTransmitter {
      * its mark, {@link #requestMap}), lowered by the owner's pass before it copies the map: a change made before a
      * raise that the pass then lowers is in the copy, since both go through the map's monitor.
      */
-    private volatile boolean mapQueued;
+    private final MapRequest mapQueued = new MapRequest();
     /** The stream offset after the last pass. */
     private long lastPassEnd;
     private final CongestionFrames congestionFrames = new CongestionFrames();
@@ -42,7 +42,7 @@ final class PathTransmitter {
 
     /** Our map goes ahead of the next pass's messages. Any thread; the caller then asks for a pass. */
     void requestMap() {
-        mapQueued = true;
+        mapQueued.raise();
     }
 
     /**
@@ -63,8 +63,7 @@ final class PathTransmitter {
         // high-water mark on each connection. A map that waits goes once the connection drains (transmitted below
         // asks for the pass), and then it is the current one, as the kernel's single queued map.
         CongestionMap map = null;
-        if (mapQueued && sink.isDrained()) {
-            mapQueued = false;
+        if (mapQueued.raised() && sink.isDrained() && mapQueued.take()) {
             map = connection.localMap();
         }
         if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks().acknowledges())) {
@@ -87,7 +86,7 @@ final class PathTransmitter {
             if (!connection.peerAcks().acknowledges()) {
                 kick = ackRequests.request(false);
             }
-            if (kick == null && mapQueued) {
+            if (kick == null && mapQueued.raised()) {
                 kick = pc;                         // a map waited for the connection to drain
             }
         }

@@ -1,7 +1,5 @@
 package org.rds4j.core.socket;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import org.rds4j.core.path.Connection;
 import org.rds4j.core.path.MessagePool;
@@ -24,16 +22,6 @@ import org.rds4j.core.path.OutgoingMessage;
  */
 final class SendCoalescer {
     private static final int MIN_CAPACITY = 64;
-    private static final VarHandle BUSY;
-
-    static {
-        try {
-            BUSY = MethodHandles.lookup().findVarHandle(SendCoalescer.class, "busy", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /**
      * The run last queued, which the next small send to the same place may join; the rest is the appending sender's,
      * under {@link #busy}. Volatile because a send that goes the ordinary way clears it ({@link #queuedWithoutRun}).
@@ -43,8 +31,8 @@ final class SendCoalescer {
     private int openLanes;
     /** The buffer size of the next run. */
     private int capacity = MIN_CAPACITY;
-    @SuppressWarnings("unused")        // through BUSY
-    private volatile int busy;
+    /** One sender at a time appends; the rest send the ordinary way. */
+    private final TryLock busy = new TryLock();
 
     /**
      * Sends {@code payload} as part of a run if it can go at once.
@@ -57,7 +45,7 @@ final class SendCoalescer {
                     MessagePool pool, CoreSocket owner) {
         int len = payload.remaining();
         if (len > OutgoingMessage.RUN_ENTRY_MAX || c.peerMap().isCongested(destinationPort)
-                || !BUSY.compareAndSet(this, 0, 1)) {
+                || !busy.tryLock()) {
             return false;
         }
         try {
@@ -92,7 +80,7 @@ final class SendCoalescer {
             c.enqueue(sourcePort, m);
             return true;
         } finally {
-            BUSY.setRelease(this, 0);
+            busy.unlock();
         }
     }
 

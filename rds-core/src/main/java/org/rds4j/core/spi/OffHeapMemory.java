@@ -148,22 +148,41 @@ public final class OffHeapMemory {
      * @return a new block: a direct buffer when the bound allows, else a heap one
      */
     public Block allocate(int capacity) {
-        reserved.addAndGet(capacity);
-        if (sum() > coreShare) {
-            reserved.addAndGet(-capacity);
-            refusals.incrementAndGet();
+        if (!tryReserve(capacity)) {
             return new Block(ByteBuffer.allocate(capacity), null);
         }
         ByteBuffer b;
         try {
             b = ByteBuffer.allocateDirect(capacity);
         } catch (OutOfMemoryError e) {              // the JVM's own direct-memory limit, below ours
-            reserved.addAndGet(-capacity);
+            unreserve(capacity);
             refusals.incrementAndGet();
             return new Block(ByteBuffer.allocate(capacity), null);
         }
         highWater.accumulateAndGet(sum(), Math::max);
         return new Block(b, CLEANER.register(b, new Release(reserved, capacity)));
+    }
+
+    /**
+     * Counts {@code capacity} bytes against the core's share if it has room for them: added first, then checked, and
+     * taken back if over, so that of two threads reserving at once at least one sees the other's bytes and the share
+     * is never exceeded. A refusal is counted.
+     *
+     * @return false if refused (nothing stays reserved)
+     */
+    boolean tryReserve(int capacity) {
+        reserved.addAndGet(capacity);
+        if (sum() > coreShare) {
+            reserved.addAndGet(-capacity);
+            refusals.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Takes back bytes {@link #tryReserve} counted. */
+    void unreserve(int capacity) {
+        reserved.addAndGet(-capacity);
     }
 
     /** The bytes taken now, without touching the high-water mark. */

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
@@ -58,9 +57,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private final CoalescingTask transmitTask = new CoalescingTask(this::transmit);
     /** The hand-over of queued segments to our handler, queued on our thread at most once at a time. */
     private final CoalescingTask deliverTask = new CoalescingTask(this::deliverPending);
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean closeReported = new AtomicBoolean();
-    private volatile Throwable closeCause;
+    private final CloseOnce closed = new CloseOnce();
     private final Runnable consumedTask = this::reportConsumed;
     private final BoundedPool<Chunk> chunks = new BoundedPool<>(POOL, Chunk::new);
     private final BoundedPool<Segment> segments = new BoundedPool<>(4 * POOL, Segment::new);
@@ -106,7 +103,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      */
     void handler(ConnectionHandler h) {
         this.handler = h;
-        if (closed.get()) {
+        if (closed.isClosed()) {
             reportClosed();
         }
     }
@@ -114,8 +111,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     /** Tells the handler of the close, once, if it has one yet. */
     private void reportClosed() {
         ConnectionHandler h = handler;
-        if (h != null && closeReported.compareAndSet(false, true)) {
-            h.onClosed(closeCause);
+        if (h != null && closed.claimReport()) {
+            h.onClosed(closed.cause());
         }
     }
 
@@ -133,7 +130,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     @Override
     public void requestTransmit() {
-        if (!closed.get() && transmitTask.request()) {
+        if (!closed.isClosed() && transmitTask.request()) {
             owner.execute(transmitTask);
         }
     }
@@ -145,7 +142,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      */
     private void transmit() {
         ConnectionHandler h = handler;
-        if (closed.get() || h == null) {
+        if (closed.isClosed() || h == null) {
             return;
         }
         h.transmit(this);
@@ -265,7 +262,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      */
     private boolean arrive(Segment seg) {
         synchronized (this) {
-            if (closed.get()) {
+            if (closed.isClosed()) {
                 return false;
             }
             Segment last = inbound.peekLast();
@@ -325,7 +322,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
                 seg = inbound.pollFirst();
                 finished = peerFinished && inbound.isEmpty();
             }
-            if (seg == null || closed.get()) {
+            if (seg == null || closed.isClosed()) {
                 break;
             }
             end = seg.endOffset;
@@ -337,7 +334,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
                 transmit();                          // before the next segment, not after all of them
             }
         }
-        if (closed.get()) {
+        if (closed.isClosed()) {
             return;
         }
         if (end >= 0) {
@@ -365,7 +362,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private void reportConsumed() {
         long offset = window.consumed();
         ConnectionHandler h = handler;
-        if (h != null && !closed.get() && offset > reportedConsumed) {
+        if (h != null && !closed.isClosed() && offset > reportedConsumed) {
             reportedConsumed = offset;
             h.onTransmitted(offset);
         }
@@ -395,12 +392,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     private void closeLocally(Throwable cause) {
-        if (closed.get()) {
-            return;
-        }
-        closeCause = cause;                      // before the flag: whoever sees the flag sees the cause
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        if (!closed.close(cause)) {
+            return;                              // closed already: the first close's cause is the one reported
         }
         synchronized (this) {
             inbound.clear();

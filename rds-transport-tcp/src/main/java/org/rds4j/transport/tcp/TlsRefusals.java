@@ -1,7 +1,6 @@
 package org.rds4j.transport.tcp;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,8 +15,7 @@ final class TlsRefusals {
     static final long INTERVAL_NANOS = 60_000_000_000L;
 
     private final String stackName;
-    private final AtomicLong nextLogNanos = new AtomicLong(Long.MIN_VALUE);
-    private final AtomicLong suppressed = new AtomicLong();
+    private final LogRateLimit limit = new LogRateLimit(INTERVAL_NANOS);
 
     TlsRefusals(String stackName) {
         this.stackName = stackName;
@@ -42,14 +40,11 @@ final class TlsRefusals {
     }
 
     private void report(String line, InetSocketAddress peer) {
-        long now = System.nanoTime();
-        long next = nextLogNanos.get();
-        if ((next == Long.MIN_VALUE || now - next >= 0) && nextLogNanos.compareAndSet(next, now + INTERVAL_NANOS)) {
-            long held = suppressed.getAndSet(0);
+        long held = limit.admit(System.nanoTime());
+        if (held != LogRateLimit.HELD_BACK) {
             log.warn("stack {}: {}{}", stackName, line, held == 0 ? "" : " (" + held
                     + " more refusals since the last such line)");
         } else {
-            suppressed.incrementAndGet();
             log.debug("stack {}: refused {} for TLS reasons", stackName, peer);
         }
     }

@@ -26,6 +26,11 @@ final class Args {
         this.positionals = positionals;
     }
 
+    /** The arguments as given, all positional: for a command that parses its own command line. */
+    static Args verbatim(String[] argv) {
+        return new Args(new HashMap<>(), new HashSet<>(), List.of(argv));
+    }
+
     /**
      * Parses {@code argv} against the option names (without dashes) that take a value and those that are flags.
      *

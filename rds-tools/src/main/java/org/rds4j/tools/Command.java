@@ -13,6 +13,14 @@ interface Command {
     /** The full usage text, ending with a newline. */
     String usage();
 
+    /**
+     * Whether the command parses its command line itself, as one that mirrors another tool's spelling must; it then
+     * gets every argument as a positional ({@link Args#verbatim}), {@code -h} included.
+     */
+    default boolean parsesOwnArguments() {
+        return false;
+    }
+
     /** Option names (without dashes) that take a value. */
     Set<String> valueOptions();
 

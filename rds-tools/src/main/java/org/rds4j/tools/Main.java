@@ -11,7 +11,7 @@ public final class Main {
 
     static {
         for (Command c : List.of(new StressCommand(), new EchoCommand(), new SendCommand(), new RecvCommand(),
-                new PingCommand(), new InfoCommand())) {
+                new PingCommand(), new InfoCommand(), new RdsStressCommand())) {
             COMMANDS.put(c.name(), c);
         }
     }
@@ -54,7 +54,8 @@ public final class Main {
         }
         String[] rest = java.util.Arrays.copyOfRange(argv, 1, argv.length);
         try {
-            Args args = Args.parse(rest, command.valueOptions(), command.flagOptions());
+            Args args = command.parsesOwnArguments() ? Args.verbatim(rest)
+                    : Args.parse(rest, command.valueOptions(), command.flagOptions());
             if (args.help()) {
                 out.print(command.usage());
                 return 0;
@@ -81,9 +82,9 @@ public final class Main {
         StringBuilder b = new StringBuilder("usage: rds4j COMMAND [OPTIONS]   (rds4j COMMAND --help for details)\n\n"
                 + "commands:\n");
         for (Command c : COMMANDS.values()) {
-            b.append(String.format(java.util.Locale.ROOT, "  %-8s %s\n", c.name(), c.description()));
+            b.append(String.format(java.util.Locale.ROOT, "  %-10s %s\n", c.name(), c.description()));
         }
-        b.append(String.format(java.util.Locale.ROOT, "  %-8s %s\n", "version",
+        b.append(String.format(java.util.Locale.ROOT, "  %-10s %s\n", "version",
                 "print rds4j's version, the Java runtime and the transports (also --version)"));
         return b.toString();
     }

@@ -84,16 +84,18 @@ class InteropWithRdsToolsTest {
 
     @Test
     @Order(10)
-    @DisplayName("scenario 13a: the kernel's rds-ping gets every pong from ./rds4j echo's stack")
-    void rdsPingGetsEveryPong() throws Exception {
+    @DisplayName("scenario 13: the kernel's rds-ping gets every pong from ./rds4j echo's stack; rds-info then shows the"
+            + " connection up, with the TCP sockets this host sees")
+    void rdsPingAndRdsInfoAgainstRds4jEcho() throws Exception {
         try (ToolJvm echo = echo(4980)) {
             // The first ping also makes the connection (the kernel, the smaller address, opens it): up to 10 s for it.
             Guest.Result first = Guest.run("rds-ping -c 1 -i 10 " + rds4j.getHostAddress(), Duration.ofSeconds(60));
             assertPongs(first, 1);
             Guest.Result r = Guest.run("rds-ping -c 5 -i 1 " + rds4j.getHostAddress(), Duration.ofSeconds(60));
             assertPongs(r, 5);
-            System.out.println("KERNEL-INTEROP scenario 13a: rds-ping " + rds4j.getHostAddress() + ":\n"
+            System.out.println("KERNEL-INTEROP scenario 13: rds-ping " + rds4j.getHostAddress() + ":\n"
                     + r.output().stripTrailing());
+            rdsInfoShowsTheConnection();
         }
     }
 
@@ -117,36 +119,31 @@ class InteropWithRdsToolsTest {
         assertEquals(all, seen, "a pong for every ping: " + r);
     }
 
-    @Test
-    @Order(20)
-    @DisplayName("scenario 13b: the kernel's rds-info shows its connection to ./rds4j echo up, with the TCP sockets"
-            + " this host sees")
-    void rdsInfoShowsTheConnection() throws Exception {
-        try (ToolJvm echo = echo(4981)) {
-            assertPongs(Guest.run("rds-ping -c 1 -i 10 " + rds4j.getHostAddress(), Duration.ofSeconds(60)), 1);
-            // The kernel opens rds4j's further paths after the probe's answer: wait (bounded) until what rds-info
-            // lists under the connection is what this host's ss sees, and is steady.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            String info = "";
-            Set<String> kernelSide = Set.of();
-            Set<String> hostSide = Set.of();
-            while (System.nanoTime() < deadline) {
-                Guest.Result r = Guest.run("rds-info -n -T", Duration.ofSeconds(30));
-                assertEquals(0, r.exitCode(), "rds-info: " + r);
-                info = r.output();
-                kernelSide = rdsInfoTcp(info);
-                hostSide = hostTcp();
-                if (!kernelSide.isEmpty() && kernelSide.equals(hostSide) && connectionUp(info)) {
-                    break;
-                }
+    /**
+     * rds-info -n -T while the echo is connected: the kernel opens rds4j's further paths after the probe's answer, so
+     * this waits (bounded) until what rds-info lists under the connection is what this host's ss sees.
+     */
+    private static void rdsInfoShowsTheConnection() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String info = "";
+        Set<String> kernelSide = Set.of();
+        Set<String> hostSide = Set.of();
+        while (System.nanoTime() < deadline) {
+            Guest.Result r = Guest.run("rds-info -n -T", Duration.ofSeconds(30));
+            assertEquals(0, r.exitCode(), "rds-info: " + r);
+            info = r.output();
+            kernelSide = rdsInfoTcp(info);
+            hostSide = hostTcp();
+            if (!kernelSide.isEmpty() && kernelSide.equals(hostSide) && connectionUp(info)) {
+                break;
             }
-            assertTrue(connectionUp(info), "rds-info -n shows no connection " + guest.getHostAddress() + " -> "
-                    + rds4j.getHostAddress() + " with flag C:\n" + info);
-            assertTrue(!kernelSide.isEmpty() && kernelSide.size() <= 8, "1 to 8 TCP sockets under it: " + info);
-            assertEquals(hostSide, kernelSide, "rds-info -T lists the TCP connections this host has with the guest"
-                    + " on 16385 (guest port/host port):\n" + info);
-            System.out.println("KERNEL-INTEROP scenario 13b: rds-info -n -T:\n" + info.stripTrailing());
         }
+        assertTrue(connectionUp(info), "rds-info -n shows no connection " + guest.getHostAddress() + " -> "
+                + rds4j.getHostAddress() + " with flag C:\n" + info);
+        assertTrue(!kernelSide.isEmpty() && kernelSide.size() <= 8, "1 to 8 TCP sockets under it: " + info);
+        assertEquals(hostSide, kernelSide, "rds-info -T lists the TCP connections this host has with the guest"
+                + " on 16385 (guest port/host port):\n" + info);
+        System.out.println("KERNEL-INTEROP scenario 13: rds-info -n -T:\n" + info.stripTrailing());
     }
 
     /** rds-info -n's line for the guest to rds4j has flag C (connected). */
@@ -308,7 +305,7 @@ class InteropWithRdsToolsTest {
         return 1;
     }
 
-    /** rds4j's port of its RDS/TCP connection to the guest that has moved the most bytes (ss -i in the namespace). */
+    /** The connecting side's port of the RDS/TCP connection to the guest that moved the most bytes (ss -i here). */
     private static int busiestLane(InetAddress local) {
         Guest.Result r = Guest.exec(List.of("ss", "-Htni", "state", "established"), Duration.ofSeconds(10));
         Pattern conn = Pattern.compile("\\S+\\s+\\S+\\s+\\[?(?:::ffff:)?([\\d.]+)\\]?:(\\d+)\\s+\\[?(?:::ffff:)?"
@@ -323,7 +320,8 @@ class InteropWithRdsToolsTest {
             if (m.matches()) {
                 boolean ours = m.group(1).equals(local.getHostAddress()) && m.group(3).equals(guest.getHostAddress())
                         && (m.group(2).equals("16385") || m.group(4).equals("16385"));
-                port = ours ? Integer.parseInt(m.group(2)) : -1;
+                // the port that names the connection: the one that is not 16385 (rds4j accepts on 16385)
+                port = !ours ? -1 : Integer.parseInt(m.group(2).equals("16385") ? m.group(4) : m.group(2));
             } else if (port > 0) {
                 Matcher a = acked.matcher(line);
                 Matcher b = received.matcher(line);

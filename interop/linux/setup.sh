@@ -16,6 +16,14 @@
 #   RDS4J_KERNEL_REFRESH  1: look for the suite's newest kernel again
 #   RDS4J_KVER            instead of a fetched kernel, an installed one to boot (a
 #                         version with rds_tcp.ko and a /boot/vmlinuz)
+#   RDS4J_RDS_TOOLS       a folder with static builds of rds-stress, rds-ping and rds-info
+#                         (the kernel world's rds-tools, oracle/rds-tools 2.0.7), packed into the
+#                         guest as /bin/rds-*; default ../shared/rds-tools/bin relative to the
+#                         project root when it exists
+#   RDS4J_RDS_TOOLS_SRC   otherwise, rds-tools' source tarball, built here with gcc -static
+#                         (default: ../shared/rds-tools/rds-tools-*.tar.gz relative to the
+#                         project root). With neither, the guest has no rds-tools: with CI=true
+#                         that is an error; otherwise their scenarios are skipped, saying so.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -154,6 +162,73 @@ if [ ! -x "$AGENT_BIN" ] || [ "$AGENT_SRC" -nt "$AGENT_BIN" ]; then
     gcc -static -O2 -Wall -Wextra -o "$AGENT_BIN" "$AGENT_SRC"
 fi
 
+# --- 3b. rds-tools --------------------------------------------------------------
+# The kernel world's own tools (oracle/rds-tools 2.0.7) are test peers, like the kernel: taken from a folder, or
+# built from their source tarball, never part of the project. A folder named by the user must be complete.
+PROJECT="$(cd "$HERE/../.." && pwd)"
+RDS_TOOLS_NAMES=(rds-stress rds-ping rds-info)
+RDS_TOOLS_HOWTO="give the folder of static x86-64 builds of rds-stress, rds-ping and rds-info (oracle/rds-tools 2.0.7) \
+in RDS4J_RDS_TOOLS, or their source tarball (a git archive of github.com/oracle/rds-tools) in RDS4J_RDS_TOOLS_SRC, \
+which setup.sh builds; see interop/linux/README.md, \"The kernel world's rds-tools\""
+rds_tools_complete() {
+    local p
+    for p in "${RDS_TOOLS_NAMES[@]}"; do [ -x "$1/$p" ] || return 1; done
+}
+# Builds the three tools from a source tarball into target/rds-tools/bin, with the command their source is known
+# to build with; again only when the tarball changed.
+build_rds_tools() {
+    local tarball="$1" out="$TARGET/rds-tools" sum src p
+    sum="$(sha256sum "$tarball" | cut -d' ' -f1)"
+    if [ "$(cat "$out/source.sha256" 2>/dev/null)" = "$sum" ] && rds_tools_complete "$out/bin"; then
+        echo "$out/bin"; return 0
+    fi
+    log "building rds-tools from $(basename "$tarball")"
+    rm -rf "$out"; mkdir -p "$out/src" "$out/bin"
+    tar -xzf "$tarball" -C "$out/src" || die "cannot unpack $tarball"
+    src="$(dirname "$(find "$out/src" -maxdepth 2 -name rds-stress.c | head -1)")"
+    [ -f "$src/rds-stress.c" ] || die "$tarball holds no rds-stress.c: not rds-tools' source"
+    for p in "${RDS_TOOLS_NAMES[@]}"; do
+        (cd "$src" && gcc -static -O2 -Wall -Iinclude -DDEBUG_EXE -DRDS_VERSION=\"2.0.7\" -DDYNAMIC_PF_RDS \
+            -o "$out/bin/$p" "$p.c" pfhack.c) >>"$out/build.log" 2>&1 \
+            || { tail -20 "$out/build.log" >&2; die "building $p from $tarball failed (log: $out/build.log)"; }
+        strip "$out/bin/$p"
+    done
+    echo "$sum" > "$out/source.sha256"
+    echo "$out/bin"
+}
+RDS_TOOLS=
+if [ -n "${RDS4J_RDS_TOOLS:-}" ]; then
+    rds_tools_complete "$RDS4J_RDS_TOOLS" \
+        || die "RDS4J_RDS_TOOLS=$RDS4J_RDS_TOOLS lacks one of ${RDS_TOOLS_NAMES[*]} (executable): $RDS_TOOLS_HOWTO"
+    RDS_TOOLS="$RDS4J_RDS_TOOLS"
+elif rds_tools_complete "$PROJECT/../shared/rds-tools/bin"; then
+    RDS_TOOLS="$PROJECT/../shared/rds-tools/bin"
+else
+    tarball="${RDS4J_RDS_TOOLS_SRC:-}"
+    if [ -z "$tarball" ]; then
+        shopt -s nullglob
+        for t in "$PROJECT"/../shared/rds-tools/rds-tools-*.tar.gz; do tarball="$t"; done
+        shopt -u nullglob
+    fi
+    if [ -n "$tarball" ]; then
+        [ -f "$tarball" ] || die "RDS4J_RDS_TOOLS_SRC=$tarball: no such file"
+        RDS_TOOLS="$(build_rds_tools "$tarball")"
+    fi
+fi
+if [ -n "$RDS_TOOLS" ]; then
+    for p in "${RDS_TOOLS_NAMES[@]}"; do
+        # The initramfs has no libc: a dynamic build would not start in the guest.
+        if readelf -l "$RDS_TOOLS/$p" 2>/dev/null | grep -q 'program interpreter'; then
+            die "$RDS_TOOLS/$p is dynamically linked; the guest needs a static build: $RDS_TOOLS_HOWTO"
+        fi
+    done
+    log "rds-tools from $RDS_TOOLS"
+elif [ "${CI:-}" = true ]; then
+    die "no rds-tools for the guest (CI=true: their scenarios may not be skipped): $RDS_TOOLS_HOWTO"
+else
+    log "WARNING: no rds-tools for the guest; the scenarios with rds-stress, rds-ping and rds-info will be SKIPPED: $RDS_TOOLS_HOWTO"
+fi
+
 # --- 4. initramfs ------------------------------------------------------------
 ROOT="$KTARGET/initramfs-root"
 rm -rf "$ROOT"
@@ -167,6 +242,9 @@ for a in $("$ROOT/bin/busybox" --list); do
     [ -e "$ROOT/bin/$a" ] || ln -s busybox "$ROOT/bin/$a"
 done
 cp "$AGENT_BIN" "$ROOT/bin/rdsagent"
+if [ -n "$RDS_TOOLS" ]; then
+    for p in "${RDS_TOOLS_NAMES[@]}"; do install -m 0755 "$RDS_TOOLS/$p" "$ROOT/bin/$p"; done
+fi
 
 # Modules in load order, with their dependencies, as modprobe would resolve them.
 # inet_diag/tcp_diag let the agent abort RDS TCP connections via SOCK_DESTROY;
@@ -222,6 +300,13 @@ log "initramfs $(du -k "$KTARGET/initramfs.gz" | cut -f1) KiB -> $KTARGET/initra
     echo "KERNEL=$KTARGET/vmlinuz"
     echo "INITRAMFS=$KTARGET/initramfs.gz"
     echo "AGENT=$AGENT_BIN"
+    if [ -n "$RDS_TOOLS" ]; then
+        for p in "${RDS_TOOLS_NAMES[@]}"; do
+            echo "RDS_TOOL=$p sha256=$(sha256sum "$RDS_TOOLS/$p" | cut -d' ' -f1)"
+        done
+    else
+        echo "RDS_TOOL=none"
+    fi
     echo "BUSYBOX_VERSION=$("$ROOT/bin/busybox" | head -1 | awk '{print $2}')"
     echo "QEMU_VERSION=$(qemu-system-x86_64 --version | head -1 | awk '{print $4}')"
 } > "$KTARGET/build-info"

@@ -1,0 +1,94 @@
+package org.rds4j.interop;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** An rds4j tool in its own JVM, on this suite's class path (./rds4j's code); closing it kills it. */
+final class ToolJvm implements AutoCloseable {
+    private final Process process;
+    private final StringBuffer output = new StringBuffer();
+    private final Thread reader;
+
+    private ToolJvm(Process process) {
+        this.process = process;
+        this.reader = new Thread(() -> {
+            try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    process.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    synchronized (output) {
+                        output.append(line).append('\n');
+                        output.notifyAll();
+                    }
+                }
+            } catch (IOException closed) {
+                // killed: the pipe closes under the reader
+            }
+        }, "tool-jvm-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static ToolJvm start(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "-cp", System.getProperty("java.class.path"), "org.rds4j.tools.Main"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        return new ToolJvm(p);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String output() {
+        return output.toString();
+    }
+
+    void awaitLine(String prefix, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (output) {
+            while (!output.toString().lines().anyMatch(l -> l.startsWith(prefix))) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !process.isAlive() && !reader.isAlive()) {
+                    throw new AssertionError("no line '" + prefix + "' within " + timeout + ":\n" + output);
+                }
+                TimeUnit.NANOSECONDS.timedWait(output, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
+            }
+        }
+    }
+
+    /** Waits until the tool has printed {@code count} lines matching {@code regex} (a whole line). */
+    void awaitLines(String regex, int count, Duration timeout) throws InterruptedException {
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile(regex);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (output) {
+            while (output.toString().lines().filter(l -> p.matcher(l).matches()).count() < count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !process.isAlive() && !reader.isAlive()) {
+                    throw new AssertionError(count + " lines /" + regex + "/ not there within " + timeout + ":\n"
+                            + output);
+                }
+                TimeUnit.NANOSECONDS.timedWait(output, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
+            }
+        }
+    }
+
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("still running after " + timeout + ":\n" + output);
+        }
+        reader.join(10_000);
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+}

@@ -3,13 +3,10 @@ package org.rds4j.core.path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
-import org.rds4j.RdsDatagram;
 import org.rds4j.core.util.ConcurrentRun;
 
 /**
@@ -22,35 +19,11 @@ import org.rds4j.core.util.ConcurrentRun;
 class ZeroCopyLoanLincheckTest {
     private static final int INVOCATIONS = 100;
 
-    /** A socket as the loan sees it: it records the cookies reported to it, and is handed nothing else. */
-    private static final class Cookies implements MessageOwner {
-        final List<Integer> reported = new ArrayList<>();
-
-        @Override
-        public boolean isClosed() {
-            return false;
-        }
-
-        @Override
-        public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
-            throw new AssertionError("no message is released here");
-        }
-
-        @Override
-        public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
-            throw new AssertionError("no message fails here");
-        }
-
-        @Override
-        public synchronized void zeroCopyCompleted(int cookie) {
-            reported.add(cookie);
-        }
-    }
 
     @Test
     void aCookieIsReportedOnceWhoeverFinishesLast() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            Cookies socket = new Cookies();
+            CookieRecorder socket = new CookieRecorder();
             ZeroCopyLoan loan = new ZeroCopyLoan();
             loan.set(ByteBuffer.allocateDirect(8), 7, socket);
             int[] holders = new int[1];
@@ -72,14 +45,14 @@ class ZeroCopyLoanLincheckTest {
                     socket.zeroCopyCompleted(7);      // the path reports it, as SendQueue's release does
                 }
             });
-            assertEquals(List.of(7), socket.reported);
+            assertEquals(List.of(7), socket.reported());
         });
     }
 
     @Test
     void theGiveBackReportsTheLentMessagesCookieEvenIfTheLoanIsReusedAtOnce() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            Cookies socket = new Cookies();
+            CookieRecorder socket = new CookieRecorder();
             ZeroCopyLoan loan = new ZeroCopyLoan();
             loan.set(ByteBuffer.allocateDirect(8), 7, socket);
             assertTrue(loan.borrow());                // the transport's write queued behind others
@@ -91,7 +64,7 @@ class ZeroCopyLoanLincheckTest {
                     loan.set(ByteBuffer.allocateDirect(8), 8, socket);   // the socket's next zero-copy send
                 }
             });
-            assertEquals(List.of(7), socket.reported);
+            assertEquals(List.of(7), socket.reported());
         });
     }
 }

@@ -8,42 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rds4j.RdsDatagram;
 import org.rds4j.core.spi.PayloadLoan;
 
 /** When a zero-copy send's cookie is reported: once the peer has the message and the transport gave its bytes back. */
 class ZeroCopyLoanTest {
-    /** Records the cookies the transport reports. */
-    private static final class Owner implements MessageOwner {
-        final List<Integer> reported = new ArrayList<>();
 
-        @Override
-        public boolean isClosed() {
-            return false;
-        }
-
-        @Override
-        public void released(OutgoingMessage first, OutgoingMessage last, int entries, int count, long bytes) {
-            throw new AssertionError("not used here");
-        }
-
-        @Override
-        public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
-            throw new AssertionError("not used here");
-        }
-
-        @Override
-        public void zeroCopyCompleted(int cookie) {
-            reported.add(cookie);
-        }
-    }
-
-    private final Owner owner = new Owner();
+    private final CookieRecorder owner = new CookieRecorder();
 
     private OutgoingMessage send(OutgoingMessage m, ByteBuffer caller, int cookie) {
         return m.fillZeroCopy(1, 2, caller.slice(), cookie, owner);
@@ -73,7 +46,7 @@ class ZeroCopyLoanTest {
         assertTrue(loan.borrow());
         loan.giveBack();                                   // written: the steady-state order
         assertTrue(m.completeZeroCopy(), "nothing reads the bytes any more: report now");
-        assertEquals(List.of(), owner.reported);
+        assertEquals(List.of(), owner.reported());
         m.returnLentPayload();
         assertFalse(((ZeroCopyLoan) loan).holdsCallerMemory(), "the pool keeps no reference to the caller's memory");
     }
@@ -91,14 +64,14 @@ class ZeroCopyLoanTest {
         send(m, ByteBuffer.allocateDirect(50_000), 8);
         PayloadLoan next = m.loan();
         assertNotSame(loan, next);
-        assertEquals(List.of(), owner.reported);
+        assertEquals(List.of(), owner.reported());
 
         loan.giveBack();
-        assertEquals(List.of(7), owner.reported, "the old cookie, once, when its bytes are given back");
+        assertEquals(List.of(7), owner.reported(), "the old cookie, once, when its bytes are given back");
         assertTrue(next.borrow());
         next.giveBack();
         assertTrue(m.completeZeroCopy());
-        assertEquals(List.of(7), owner.reported, "the new message's cookie is the socket's to report");
+        assertEquals(List.of(7), owner.reported(), "the new message's cookie is the socket's to report");
     }
 
     @Test

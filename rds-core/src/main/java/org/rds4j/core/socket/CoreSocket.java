@@ -97,9 +97,10 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     public CoreSocket(CoreStack stack) {
         this.stack = stack;
         this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2);
-        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll());
+        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll(),
+                stack.statistics());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
-        this.reader = new SocketReader(receiveQueue, options, stack.statistics());
+        this.reader = new SocketReader(receiveQueue, options);
     }
 
     // ------------------------------------------------------------------------------------------------ bind

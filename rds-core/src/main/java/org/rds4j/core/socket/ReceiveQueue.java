@@ -66,14 +66,17 @@ public final class ReceiveQueue {
      * and only a spinner, which reads it in a loop, needs to see it without the lock.
      */
     private int available;
+    /** What readers took, counted under the lock: this socket's share of the stack's counters. */
+    private final ReceiveCounts counts;
     private volatile int rcvbuf;
     /** Busy-poll: a waiting reader spins on {@link #available} instead of parking. */
     private final boolean busyPoll;
 
-    ReceiveQueue(CoreSocket socket, int rcvbuf, boolean busyPoll) {
+    ReceiveQueue(CoreSocket socket, int rcvbuf, boolean busyPoll, RdsCounters counters) {
         this.socket = socket;
         this.rcvbuf = rcvbuf;
         this.busyPoll = busyPoll;
+        this.counts = new ReceiveCounts(counters);
     }
 
     /** Under the lock. */
@@ -287,7 +290,9 @@ public final class ReceiveQueue {
             while (true) {
                 if (me != null && posted.reader() == me) {
                     if (posted.filled() && nothingQueued()) {
-                        return posted.takeFilled();  // decoded into the caller's buffer: nothing to copy
+                        Arrival filled = posted.takeFilled();   // decoded into the caller's buffer: nothing to copy
+                        counts.taken(filled.length());
+                        return filled;
                     }
                     if (!nothingQueued()) {
                         reclaim(me);                 // something else goes first: the buffer is the caller's again
@@ -329,6 +334,7 @@ public final class ReceiveQueue {
                         }
                         queuedBytes -= length;
                         setAvailable(available - 1);
+                        counts.taken(length);
                         if (congested && queuedBytes < rcvbuf / 4) {
                             congested = false;
                             cleared = socket.markOwnPort(false);
@@ -470,6 +476,7 @@ public final class ReceiveQueue {
         try {
             dropped = head;
             closed = true;
+            counts.fold();
             boolean mapChanged = false;
             if (congested) {
                 congested = false;

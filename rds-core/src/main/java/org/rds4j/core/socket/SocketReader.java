@@ -1,7 +1,5 @@
 package org.rds4j.core.socket;
 
-import org.rds4j.core.stack.RdsCounters;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -11,7 +9,6 @@ import org.rds4j.EtimedoutException;
 import org.rds4j.RdsDatagram;
 import org.rds4j.RdsMessageInfo;
 import org.rds4j.RdsSocket;
-import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.path.Arrival;
 import org.rds4j.core.path.PostedBuffer;
 
@@ -23,12 +20,10 @@ import org.rds4j.core.path.PostedBuffer;
 final class SocketReader {
     private final ReceiveQueue queue;
     private final SocketOptions options;
-    private final RdsCounters counters;
 
-    SocketReader(ReceiveQueue queue, SocketOptions options, RdsCounters counters) {
+    SocketReader(ReceiveQueue queue, SocketOptions options) {
         this.queue = queue;
         this.options = options;
-        this.counters = counters;
     }
 
     /** {@link RdsSocket#receive()}: waits (if {@code blocking}) up to SO_RCVTIMEO, or for ever. */
@@ -109,16 +104,11 @@ final class SocketReader {
     }
 
     /**
-     * Takes (or peeks) the next item, and counts it. A message of a run, and a peeked one, is copied out on the way,
+     * Takes (or peeks) the next item. A message of a run, and a peeked one, is copied out on the way,
      * into {@code into} and {@code info} if given ({@link Arrival#COPIED} then comes back).
      */
     private Arrival takeArrival(long timeoutNanos, boolean peek, ByteBuffer lend, ByteBuffer into,
             RdsMessageInfo info) throws IOException {
-        Arrival a = queue.take(timeoutNanos, peek, lend, into, info);
-        if (a != null && !peek && a.notification() == null) {
-            counters.increment(Counter.RECV_DELIVERED);
-            counters.add(Counter.RECV_BYTES_FREED_FROMSOCK, a == Arrival.COPIED ? info.length() : a.length());
-        }
-        return a;
+        return queue.take(timeoutNanos, peek, lend, into, info);    // counted there, under its lock
     }
 }

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.rds4j.core.util.SnapshotSet;
 
 /**
  * A stack's statistics, named and ordered as the kernel's RDS counters ({@code rds-info -c}) so that the numbers of
@@ -109,6 +110,50 @@ public final class RdsCounters {
     private static final int STRIDE = 16;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
     private final long[] values = new long[(Counter.values().length + 1) * STRIDE];
+    /** Who keeps part of a count in fields of its own: added to the slots on every read. */
+    private final SnapshotSet<Source> sources = new SnapshotSet<>(Source[]::new);
+
+    /**
+     * Part of some counters, kept by one owner in plain fields instead of with an atomic add per event: a socket's
+     * receive queue counts what its readers take under the lock they hold anyway. Reads add every source's share,
+     * and a source that leaves moves its share into the counters ({@link #fold}); both under this object's monitor,
+     * so that no read sees a share twice or not at all.
+     */
+    public interface Source {
+        /**
+         * This source's share of a counter, read without its owner's lock.
+         *
+         * @param c the counter
+         * @return what this source counted of it, 0 for a counter it does not keep
+         */
+        long share(Counter c);
+    }
+
+    /**
+     * Adds a source, whose shares every read includes from now on.
+     *
+     * @param s the source
+     */
+    public void addSource(Source s) {
+        sources.add(s);
+    }
+
+    /**
+     * A source leaves: its shares move into the counters, one step to any read. The caller holds what keeps the
+     * source from counting meanwhile, and counts with {@link #add} from then on. The monitor is a leaf.
+     *
+     * @param s the source
+     */
+    public synchronized void fold(Source s) {
+        if (sources.remove(s)) {
+            for (Counter c : Counter.values()) {
+                long v = s.share(c);
+                if (v != 0) {
+                    add(c, v);
+                }
+            }
+        }
+    }
 
     /**
      * Adds one to a counter. Lock-free, from any thread.
@@ -135,8 +180,12 @@ public final class RdsCounters {
      * @param c the counter
      * @return its total since the stack started
      */
-    public long get(Counter c) {
-        return (long) SLOT.getVolatile(values, (c.ordinal() + 1) * STRIDE);
+    public synchronized long get(Counter c) {
+        long v = (long) SLOT.getVolatile(values, (c.ordinal() + 1) * STRIDE);
+        for (Source s : sources.members()) {        // under the monitor: no source folds meanwhile
+            v += s.share(c);
+        }
+        return v;
     }
 
     /**
@@ -144,7 +193,7 @@ public final class RdsCounters {
      *
      * @return a new map from each counter's kernel name to its value
      */
-    public Map<String, Long> snapshot() {
+    public synchronized Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (Counter c : Counter.values()) {
             m.put(c.kernelName(), get(c));

@@ -87,6 +87,10 @@ class ReceiveRunTest {
             assertEquals(expected.size(), peer.counter("recv_delivered"), "each delivery counted once");
             long bytes = expected.stream().mapToLong(s -> s.payload().length).sum();
             assertEquals(bytes, peer.counter("recv_bytes_freed_fromsock"), "each message's bytes counted once");
+            // The socket kept its share of both; closing it hands the share to the stack's counters, once.
+            peer.socket.close();
+            assertEquals(expected.size(), peer.counter("recv_delivered"), "still counted once after the close");
+            assertEquals(bytes, peer.counter("recv_bytes_freed_fromsock"), "still counted once after the close");
         }
     }
 

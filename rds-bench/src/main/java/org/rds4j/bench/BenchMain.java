@@ -87,7 +87,9 @@ public final class BenchMain {
             String command = System.getProperty("rds4j.bench.command", "rds4j bench " + String.join(" ", argv));
             Path base = o.markdown.toAbsolutePath().getParent();
             String link = base.relativize(svg.toAbsolutePath()).toString();
-            writeFile(o.markdown, MarkdownReport.of(outcome, o, command, machine, link, csv), out);
+            String existing = Files.exists(o.markdown) ? Files.readString(o.markdown, StandardCharsets.UTF_8) : null;
+            writeFile(o.markdown, MarkdownReport.keepingHandSections(
+                    MarkdownReport.of(outcome, o, command, machine, link, csv), existing), out);
         }
     }
 

@@ -6,7 +6,26 @@ import java.util.List;
 
 /** docs/performance.md: where and how the figures were made, the table, the chart and the CSV. */
 final class MarkdownReport {
+    /**
+     * The line after which docs/performance.md holds sections written by hand (studies measured apart from the
+     * report): a new report keeps them, whole, after its own.
+     */
+    static final String HAND_SECTIONS = "<!-- Sections below are written by hand: ./rds4j bench --markdown keeps"
+            + " them as they are. -->";
+
     private MarkdownReport() {
+    }
+
+    /**
+     * {@code report} followed by what {@code existing} (the file it replaces, or {@code null}) holds from
+     * {@link #HAND_SECTIONS} on, if it has that line.
+     */
+    static String keepingHandSections(String report, String existing) {
+        int at = existing == null ? -1 : existing.indexOf(HAND_SECTIONS);
+        if (at < 0) {
+            return report;
+        }
+        return report + "\n" + existing.substring(at);
     }
 
     /** {@code machine}: {@link MachineInfo#describe}, read before the run. */

@@ -48,7 +48,7 @@ import org.rds4j.core.path.OutgoingMessage;
  * a receiver that uses {@link #receive(ByteBuffer, RdsMessageInfo, int)} allocate nothing per message
  * (docs/threading.md).
  */
-public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver {
+public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver, SendBuffer.Owner {
     /** Linux's floor for SO_SNDBUF and SO_RCVBUF after doubling (SOCK_MIN_SNDBUF, SOCK_MIN_RCVBUF on x86-64). */
     static final int MIN_SNDBUF = 4608;
     static final int MIN_RCVBUF = 2304;
@@ -537,7 +537,8 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         return Inspection.socket(local, options.transportName(), sendBuffer, receiveQueue, congestion);
     }
 
-    void checkOpen() throws EbadfException {
+    @Override
+    public void checkOpen() throws EbadfException {
         if (closed) {
             throw new EbadfException("the socket is closed; open a new one");
         }

@@ -50,10 +50,26 @@ public final class SendBuffer {
     private final RdsCounters counters;
     private volatile int waiters;
     private volatile long budget;
+    /**
+     * How long one wait of a sender that waits for ever lasts before it looks again: a safety net, not how it learns
+     * of room (a release wakes it). The model-checked test waits for ever, so that the net cannot hide a lost wake-up.
+     */
+    private final long waitSliceNanos;
+
+    /** Whose budget this is: a socket, which a waiting sender checks is still open. */
+    interface Owner {
+        /** Throws if the socket closed. */
+        void checkOpen() throws EbadfException;
+    }
 
     SendBuffer(RdsCounters counters, long budget) {
+        this(counters, budget, TimeUnit.MILLISECONDS.toNanos(100));
+    }
+
+    SendBuffer(RdsCounters counters, long budget, long waitSliceNanos) {
         this.counters = counters;
         this.budget = budget;
+        this.waitSliceNanos = waitSliceNanos;
     }
 
     public long budget() {
@@ -90,7 +106,7 @@ public final class SendBuffer {
      * @return whether the buffer was at least half full: the message then asks for a prompt acknowledgement, as the
      *         kernel marks it ACK_REQUIRED
      */
-    boolean reserve(int len, boolean blocking, long timeoutNanos, CoreSocket socket) throws java.io.IOException {
+    boolean reserve(int len, boolean blocking, long timeoutNanos, Owner socket) throws java.io.IOException {
         int ask = tryReserve(len);
         return ask >= 0 ? ask > 0 : reserveSlow(len, blocking, timeoutNanos, socket);
     }
@@ -113,7 +129,7 @@ public final class SendBuffer {
         return -1;
     }
 
-    private boolean reserveSlow(int len, boolean blocking, long timeoutNanos, CoreSocket socket)
+    private boolean reserveSlow(int len, boolean blocking, long timeoutNanos, Owner socket)
             throws java.io.IOException {
         long deadline = timeoutNanos == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
         boolean counted = false;
@@ -143,8 +159,7 @@ public final class SendBuffer {
                     throw new EagainException("the send buffer is full (" + q + " of " + b + " bytes queued);"
                             + " retry when earlier messages have left, or raise SO_SNDBUF");
                 }
-                long left = deadline == Long.MAX_VALUE ? TimeUnit.MILLISECONDS.toNanos(100)
-                        : deadline - System.nanoTime();
+                long left = deadline == Long.MAX_VALUE ? waitSliceNanos : deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new EtimedoutException("the send buffer stayed full for SO_SNDTIMEO");
                 }
@@ -168,7 +183,7 @@ public final class SendBuffer {
     }
 
     /** Waits until every message queued has been released; false if the timeout passed first. */
-    boolean awaitEmpty(long timeoutNanos, CoreSocket socket) throws EbadfException {
+    boolean awaitEmpty(long timeoutNanos, Owner socket) throws EbadfException {
         long deadline = System.nanoTime() + timeoutNanos;
         lock.lock();
         waiters++;

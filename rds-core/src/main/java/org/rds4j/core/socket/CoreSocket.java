@@ -48,7 +48,8 @@ import org.rds4j.core.path.OutgoingMessage;
  * a receiver that uses {@link #receive(ByteBuffer, RdsMessageInfo, int)} allocate nothing per message
  * (docs/threading.md).
  */
-public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver, SendBuffer.Owner {
+public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceiver, SendBuffer.Owner,
+        ReceiveQueue.Owner {
     /** Linux's floor for SO_SNDBUF and SO_RCVBUF after doubling (SOCK_MIN_SNDBUF, SOCK_MIN_RCVBUF on x86-64). */
     static final int MIN_SNDBUF = 4608;
     static final int MIN_RCVBUF = 2304;
@@ -375,12 +376,14 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     }
 
     /** Taking a message cleared this socket's port in the local map: tell the peers. Not under the queue's lock. */
-    void ownPortCleared() {
+    @Override
+    public void ownPortCleared() {
         stack.sendCongestionUpdates(local.getAddress());
     }
 
     /** Sets or clears this socket's port in the local congestion map; under the receive queue's lock. */
-    boolean markOwnPort(boolean congested) {
+    @Override
+    public boolean markOwnPort(boolean congested) {
         InetSocketAddress l = local;
         return l != null && stack.markPort(l.getAddress(), l.getPort(), congested);
     }

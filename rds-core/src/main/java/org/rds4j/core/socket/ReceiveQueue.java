@@ -44,10 +44,10 @@ public final class ReceiveQueue {
         }
     }
 
-    private final CoreSocket socket;
+    private final Owner socket;
     private final ReentrantLock lock = new SpinningLock();
     private final WaitQueue readable = new WaitQueue();
-    private final GrowingPool<Arrival> pool = new GrowingPool<>(POOL_INITIAL, POOL_MAX, Arrival::new);
+    private final GrowingPool<Arrival> pool;
     private final PostedBuffer posted = new PostedBuffer();
 
     // Guarded by lock.
@@ -72,7 +72,31 @@ public final class ReceiveQueue {
     /** Busy-poll: a waiting reader spins on {@link #available} instead of parking. */
     private final boolean busyPoll;
 
-    ReceiveQueue(CoreSocket socket, int rcvbuf, boolean busyPoll, RdsCounters counters) {
+    /** The socket whose queue this is: what the queue asks of it. */
+    interface Owner {
+        /** Throws if the socket closed. */
+        void checkOpen() throws org.rds4j.EbadfException;
+
+        /** Whether the socket closed. */
+        boolean isClosed();
+
+        /** Sets or clears the socket's port in the local congestion map, under the queue's lock; whether it changed. */
+        boolean markOwnPort(boolean congested);
+
+        /** A take cleared the port's congestion: the peers are told, after the queue's lock. */
+        void ownPortCleared();
+
+        /** The stack's off-heap account, for arrivals' direct buffers. */
+        org.rds4j.core.spi.OffHeapMemory offHeap();
+    }
+
+    ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, RdsCounters counters) {
+        this(socket, rcvbuf, busyPoll, counters, POOL_INITIAL);
+    }
+
+    /** With a pool of {@code poolInitial} arrivals to start with (a model-checked test keeps it small). */
+    ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, RdsCounters counters, int poolInitial) {
+        this.pool = new GrowingPool<>(poolInitial, POOL_MAX, Arrival::new);
         this.socket = socket;
         this.rcvbuf = rcvbuf;
         this.busyPoll = busyPoll;

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * lane) is lock-free by design: docs/threading.md; why one owner per pair of addresses and not per path:
  * docs/decisions/0022-one-owner-per-connection.md.
  */
-public final class Connection {
+public final class Connection implements SendTarget {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
     private final InetAddress local;
@@ -154,6 +154,7 @@ public final class Connection {
      *
      * @return the map; senders test the destination port's bit in it before queueing
      */
+    @Override
     public CongestionMap peerMap() {
         return peerMap;
     }
@@ -166,6 +167,7 @@ public final class Connection {
      * @param sourcePort the sending socket's RDS port, 0 to 65535
      * @param m the filled message
      */
+    @Override
     public void enqueue(int sourcePort, OutgoingMessage m) {
         int lanes = multipath.lanes();
         paths[laneOf(sourcePort, lanes)].enqueue(m);
@@ -180,6 +182,7 @@ public final class Connection {
      * @param sourcePort the sending socket's RDS port
      * @param lanes the lanes the sender read before it queued the message
      */
+    @Override
     public void queued(int sourcePort, int lanes) {
         if (lanes == 1 && multipath.cameLate(sourcePort)) {
             paths[0].restartCatchUp();
@@ -222,6 +225,7 @@ public final class Connection {
      *
      * @return 1, 2, 4 or 8
      */
+    @Override
     public int lanes() {
         return multipath.lanes();
     }

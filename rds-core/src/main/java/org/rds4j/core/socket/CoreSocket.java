@@ -236,8 +236,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
             }
         }
         payload.position(payload.limit());
-        c.enqueue(from.getPort(), m);                    // the path counts SEND_QUEUED as it takes messages in
-        coalescer.queuedWithoutRun();
+        coalescer.sendOrdinary(c, from.getPort(), m);    // the path counts SEND_QUEUED as it takes messages in
         return len;
     }
 

@@ -1,9 +1,10 @@
 package org.rds4j.core.socket;
 
 import java.nio.ByteBuffer;
-import org.rds4j.core.path.Connection;
+import org.rds4j.core.path.MessageOwner;
 import org.rds4j.core.path.MessagePool;
 import org.rds4j.core.path.OutgoingMessage;
+import org.rds4j.core.path.SendTarget;
 
 /**
  * A socket's small sends, carried as runs (docs/decisions/0008-small-sends-travel-in-runs.md): while the socket's last small message to
@@ -24,10 +25,10 @@ final class SendCoalescer {
     private static final int MIN_CAPACITY = 64;
     /**
      * The run last queued, which the next small send to the same place may join; the rest is the appending sender's,
-     * under {@link #busy}. Volatile because a send that goes the ordinary way clears it ({@link #queuedWithoutRun}).
+     * under {@link #busy}. Volatile because a send that goes the ordinary way clears it ({@link #sendOrdinary}).
      */
     private volatile OutgoingMessage open;
-    private Connection openConnection;
+    private SendTarget openConnection;
     private int openLanes;
     /** The buffer size of the next run. */
     private int capacity = MIN_CAPACITY;
@@ -41,8 +42,8 @@ final class SendCoalescer {
      * @return false if the caller must send it the ordinary way (nothing was taken or queued); true if it is queued
      *         and {@code payload}'s bytes consumed
      */
-    boolean trySend(ByteBuffer payload, Connection c, int sourcePort, int destinationPort, SendBuffer budget,
-                    MessagePool pool, CoreSocket owner) {
+    boolean trySend(ByteBuffer payload, SendTarget c, int sourcePort, int destinationPort, SendBuffer budget,
+                    MessagePool pool, MessageOwner owner) {
         int len = payload.remaining();
         if (len > OutgoingMessage.RUN_ENTRY_MAX || c.peerMap().isCongested(destinationPort)
                 || !busy.tryLock()) {
@@ -85,11 +86,13 @@ final class SendCoalescer {
     }
 
     /**
-     * A message of the socket went the ordinary way and is queued: a later message must not join a run queued before
-     * it, or it would overtake it. Called after the message's push, so that a run another thread queues meanwhile is
-     * either cleared here or queued after the message (then joining it keeps the order).
+     * Queues a message of the socket that goes the ordinary way (not {@link #trySend}). A later message must not join
+     * a run queued before it, or it would overtake it: the open run is cleared after the message's push, so that a
+     * run another thread queues meanwhile is either cleared here or queued after the message (then joining it keeps
+     * the order).
      */
-    void queuedWithoutRun() {
+    void sendOrdinary(SendTarget c, int sourcePort, OutgoingMessage m) {
+        c.enqueue(sourcePort, m);
         if (open != null) {
             open = null;
         }

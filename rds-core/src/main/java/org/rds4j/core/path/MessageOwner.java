@@ -38,22 +38,10 @@ public interface MessageOwner {
      * @param message the message that failed
      * @param destination where it was going
      * @param reason why
+     * @param why the cause in words and what to do about it, for the notification's
+     *        {@link RdsDatagram#failureReason()}; {@code null} when the reason says it all
      */
-    void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason);
-
-    /**
-     * {@link #failed(OutgoingMessage, InetSocketAddress, RdsDatagram.Failure)} with the cause in words, for the
-     * notification's {@link RdsDatagram#failureReason()}; an owner that reports no words may ignore them.
-     *
-     * @param message the message that failed
-     * @param destination where it was going
-     * @param reason why
-     * @param why the cause in words and what to do about it
-     */
-    default void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
-                        String why) {
-        failed(message, destination, reason);
-    }
+    void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason, String why);
 
     /**
      * A zero-copy message's bytes are no longer read by anyone: report {@code cookie} to the caller. Called by the

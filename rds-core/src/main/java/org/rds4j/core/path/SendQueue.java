@@ -407,7 +407,7 @@ final class SendQueue {
             flushed += m.entries();
             gone(m);
             if (m.owner != null) {
-                m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED);
+                m.owner.failed(m, destination(m), RdsDatagram.Failure.PEER_RESTARTED, null);
             }
         }
         OutgoingMessage prev = null;
@@ -445,7 +445,7 @@ final class SendQueue {
             if (m.owner == owner && (port < 0 || m.destinationPort == port)) {
                 unlink(prev, m);
                 n += m.entries();
-                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED);   // the owner recycles it
+                owner.failed(m, destination(m), RdsDatagram.Failure.CANCELLED, null);   // the owner recycles it
             } else {
                 prev = m;
             }

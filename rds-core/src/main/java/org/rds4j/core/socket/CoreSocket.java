@@ -286,11 +286,6 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     }
 
     @Override
-    public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
-        failed(message, destination, reason, null);
-    }
-
-    @Override
     public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
                        String why) {
         int n = message.entries();                  // a run fails each message it carries

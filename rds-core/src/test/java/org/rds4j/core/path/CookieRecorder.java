@@ -28,7 +28,8 @@ final class CookieRecorder implements MessageOwner {
     }
 
     @Override
-    public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
+    public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
+                       String why) {
         throw new AssertionError("no message fails here");
     }
 

@@ -83,7 +83,8 @@ final class KernelPeerHarness {
         }
 
         @Override
-        public void failed(OutgoingMessage m, InetSocketAddress destination, RdsDatagram.Failure reason) {
+        public void failed(OutgoingMessage m, InetSocketAddress destination, RdsDatagram.Failure reason,
+                           String why) {
             long id = idOf(m);
             long now = env.nanoTime();
             switch (reason) {

@@ -74,7 +74,7 @@ final class PathHarness {
         /** No cancellations or peer restarts happen in the model: a failure is a bug, unless a test closes. */
         @Override
         public void failed(OutgoingMessage message, java.net.InetSocketAddress destination,
-                           org.rds4j.RdsDatagram.Failure reason) {
+                           org.rds4j.RdsDatagram.Failure reason, String why) {
             if (closing && reason == org.rds4j.RdsDatagram.Failure.CANCELLED) {
                 cancelled.add(message.sequence());
                 return;

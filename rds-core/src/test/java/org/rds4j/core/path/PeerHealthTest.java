@@ -162,11 +162,6 @@ class PeerHealthTest {
         }
 
         @Override
-        public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
-            failed(message, destination, reason, null);
-        }
-
-        @Override
         public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
                            String because) {
             reasons.add(reason);

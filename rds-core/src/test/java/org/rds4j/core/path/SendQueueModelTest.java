@@ -378,7 +378,8 @@ class SendQueueModelTest {
         }
 
         @Override
-        public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason) {
+        public void failed(OutgoingMessage message, InetSocketAddress destination, RdsDatagram.Failure reason,
+                       String why) {
             assertNull(message.next, "a failed message is out of every list");
             back.add(message);
         }

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Owed by us: an rds4j peer keeps what it sent until our h_ack covers it, so after receiving a message we owe an
  * acknowledgement; every frame we write carries h_ack, and when nothing else goes the path sends the one reusable
- * ack-only message (at once if the peer asked with ACK_REQUIRED).
+ * ack-only message: at once if the peer asked with ACK_REQUIRED, else after {@link #ACK_ONLY_DELAY_NANOS} unless a
+ * reply carried the acknowledgement first (on a transport that can delay a pass), as TCP delays its ACKs.
  *
  * <p>Owed to us: an rds4j peer acknowledges in h_ack; a peer that never acknowledges (a kernel over TCP) is asked
  * with pings from one of a few ports the stack reserves, and the pong, which the peer queues behind everything it
@@ -60,11 +61,37 @@ final class Acknowledgements {
      */
     private boolean exhaustionLogged;
 
+    /**
+     * How long an acknowledgement nobody asked for waits before the ack-only message goes. A read that brings a
+     * request is soon followed by the reply (2 to 10 us on the project's 2-core machine): written first, the reply
+     * carries h_ack if it goes on this path, and either way it leaves without an ack-only frame ahead of it on the
+     * I/O thread and at the peer. Short against what it holds up at the peer: a sender keeps at most half its budget
+     * unacknowledged before it asks with ACK_REQUIRED, which is answered at once
+     * (docs/decisions/0026-ack-only-waits-for-a-reply.md).
+     */
+    static final long ACK_ONLY_DELAY_NANOS = 50_000;
+
     /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
     private boolean owed;
     /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
     private boolean requested;
     private boolean ackOnlyQueued;
+    /** Non-zero while an ack-only message waits: when it goes, if no frame carried the acknowledgement first. */
+    private long ackOnlyDueNanos;
+    /** The connection's count of passes that wrote data ({@link Connection#dataPasses}) when the wait began. */
+    private long dataPassesAtWait;
+    /**
+     * Waits in a row during which nothing went back to the peer on any path of the connection. From
+     * {@link #MISSED_FOR_ONE_WAY} on the traffic is one-way, and waiting would only keep more of the peer's messages
+     * in flight (more than the caches hold at 64 bytes: docs/decisions/0016-acknowledgement-requests.md): the
+     * ack-only message goes at once, and only every {@link #WAIT_PROBE}-th one waits, to notice traffic coming back.
+     */
+    private int missedWaits;
+    private int sinceWait;
+    /** Waits missed in a row after which the ack-only message goes at once. */
+    static final int MISSED_FOR_ONE_WAY = 4;
+    /** While the traffic is one-way, one ack-only message in this many waits all the same. */
+    static final int WAIT_PROBE = 64;
     /** The one ack-only message, reused: at most one is queued at a time, and it is never kept once written. */
     private final OutgoingMessage ackOnly = OutgoingMessage.ackOnly();
     /** When the peer last showed progress (a release), or we last asked it: the fallback ping waits from here. */
@@ -103,15 +130,89 @@ final class Acknowledgements {
     }
 
     /**
-     * After a read: the ack-only message to queue if the peer waits for an acknowledgement and nothing else goes
-     * (nothing queued), or {@code null}.
+     * After a read: the ack-only message to queue now if the peer waits for an acknowledgement and nothing else goes
+     * (nothing queued), or {@code null}. One the peer did not ask for waits instead ({@link #waiting}) unless the
+     * traffic is one-way; {@link #takeWaitStarted} then tells the caller to have the transport come back when it is
+     * due, or to queue it now ({@link #ackOnlyNow}) if the transport cannot.
+     *
+     * @param peerAcks whether the peer acknowledges (an rds4j peer), so that it keeps what it sent until we do
+     * @param somethingQueued whether a frame is queued, which will carry the acknowledgement
+     * @param nowNanos the time now
+     * @param dataPasses the connection's count of passes that wrote data
      */
-    OutgoingMessage ackOnlyIfWanted(boolean peerAcks, boolean somethingQueued) {
+    OutgoingMessage ackOnlyIfWanted(boolean peerAcks, boolean somethingQueued, long nowNanos, long dataPasses) {
         boolean wanted = requested || (owed && peerAcks);
         if (!wanted || ackOnlyQueued || somethingQueued) {
             return null;
         }
+        if (requested) {
+            return ackOnlyNow();
+        }
+        if (ackOnlyDueNanos != 0) {
+            return null;                               // already waiting: the deadline stays
+        }
+        if (missedWaits >= MISSED_FOR_ONE_WAY && ++sinceWait < WAIT_PROBE) {
+            return ackOnlyNow();
+        }
+        sinceWait = 0;
+        ackOnlyDueNanos = nowNanos + ACK_ONLY_DELAY_NANOS;
+        dataPassesAtWait = dataPasses;
+        waitStarted = true;
+        return null;
+    }
+
+    /** Whether the last {@link #ackOnlyIfWanted} started a wait, cleared by the call. */
+    boolean takeWaitStarted() {
+        boolean w = waitStarted;
+        waitStarted = false;
+        return w;
+    }
+
+    private boolean waitStarted;
+
+    /** Whether an ack-only message waits. */
+    boolean waiting() {
+        return ackOnlyDueNanos != 0;
+    }
+
+    /** How long the waiting ack-only message has left; at least 1. */
+    long dueInNanos(long nowNanos) {
+        return Math.max(1, ackOnlyDueNanos - nowNanos);
+    }
+
+    /**
+     * At a pass, while an ack-only message waits: gives it up if a frame queued will carry the acknowledgement (or
+     * none is owed any more), returns it to queue once it is due, else {@code null} (the pass came early).
+     *
+     * @param somethingQueued whether a frame is queued on this path (the inbox counts)
+     * @param nowNanos the time now
+     * @param dataPasses the connection's count of passes that wrote data
+     */
+    OutgoingMessage ackOnlyIfDue(boolean somethingQueued, long nowNanos, long dataPasses) {
+        if (ackOnlyQueued) {
+            ackOnlyDueNanos = 0;                       // asked for meanwhile: on its way
+            return null;
+        }
+        if (!owed || somethingQueued) {
+            ackOnlyDueNanos = 0;                       // carried by a frame that went, or goes, on this path
+            missedWaits = 0;
+            return null;
+        }
+        if (nowNanos - ackOnlyDueNanos < 0) {
+            return null;
+        }
+        if (dataPasses != dataPassesAtWait) {
+            missedWaits = 0;                           // traffic went back, on another lane: waiting pays
+        } else if (missedWaits < MISSED_FOR_ONE_WAY) {
+            missedWaits++;
+        }
+        return ackOnlyNow();
+    }
+
+    /** The ack-only message to queue now, whatever waited. */
+    OutgoingMessage ackOnlyNow() {
         requested = false;
+        ackOnlyDueNanos = 0;
         ackOnlyQueued = true;
         ackOnly.retransmit = false;
         return ackOnly;
@@ -123,6 +224,7 @@ final class Acknowledgements {
      */
     void queueCleared() {
         ackOnlyQueued = false;
+        ackOnlyDueNanos = 0;
         for (int i = 0; pingSeq != null && i < pingSeq.length; i++) {
             if (pingSeq[i] != 0 && !pingWritten[i]) {
                 pingSeq[i] = 0;

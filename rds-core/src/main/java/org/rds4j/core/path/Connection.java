@@ -56,6 +56,11 @@ public final class Connection implements SendTarget {
     private volatile long peerGeneration;
     private final PeerAcks peerAcks = new PeerAcks(this);
     private final PeerHealth health;
+    /**
+     * Transmit passes of any path that had frames to write, as the paths' waiting ack-only messages see it: traffic
+     * going back to the peer (Acknowledgements). Owner only.
+     */
+    private long dataPasses;
     /** A message from the peer reached a socket, or a socket sent to it: the peer is kept for good. */
     private volatile boolean useful;
     /** The stack forgot this idle, useless peer: nothing may use this object any more; look the peer up afresh. */
@@ -464,6 +469,16 @@ public final class Connection implements SendTarget {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** A path's pass has frames to write. On the owner. */
+    void wroteData() {
+        dataPasses++;
+    }
+
+    /** How many passes of the connection's paths had frames to write. On the owner. */
+    long dataPasses() {
+        return dataPasses;
     }
 
     /** Path 0 caught up after the lanes opened: the other paths may transmit what they held. */

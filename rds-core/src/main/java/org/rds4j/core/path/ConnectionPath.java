@@ -274,9 +274,15 @@ public final class ConnectionPath {
     void afterReceive(PathConnection pc) {
         assert connection.ownerOnly();
         PathConnection kick = null;
-        maintenance.heard(env.nanoTime());
+        long now = env.nanoTime();
+        maintenance.heard(now);
         if (pc == current && state == PathState.UP) {
-            OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent());
+            OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent(), now,
+                    connection.dataPasses());
+            if (ackOnly == null && acks.takeWaitStarted()
+                    && !pc.requestTransmitAfter(Acknowledgements.ACK_ONLY_DELAY_NANOS)) {
+                ackOnly = acks.ackOnlyNow();          // the transport cannot come back later: now, as ever
+            }
             if (ackOnly != null) {
                 kick = enqueueOwn(ackOnly);
             }

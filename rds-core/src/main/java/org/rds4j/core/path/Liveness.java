@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * maintenance task, which runs these checks and the acknowledgement fallback. Used by the path's owner, its connection's I/O thread.
  */
 final class Liveness {
-    private static final long MAINTENANCE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long MAINTENANCE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     /** What the peer's silence calls for. */
     enum Verdict { ALIVE, PING, DEAD }

@@ -117,6 +117,12 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
         }
     }
 
+    /** A pass after {@code delayNanos}; false if the transport cannot delay one. On the owner. */
+    boolean requestTransmitAfter(long delayNanos) {
+        TransportConnection tc = transport;
+        return tc != null && tc.requestTransmitAfter(delayNanos);
+    }
+
     /**
      * How long the message in progress has been arriving, 0 if none is.
      *

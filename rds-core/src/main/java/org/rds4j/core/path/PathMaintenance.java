@@ -74,6 +74,9 @@ final class PathMaintenance {
             env.statistics().increment(Counter.CONN_DEAD_PEER);
         } else {
             kick = ackRequests.maintain(now, verdict == Liveness.Verdict.PING);
+            if (kick == null && path.acks().waiting()) {
+                kick = pc;                           // a waiting ack-only is long due: its transport's pass is late
+            }
         }
         if (stalled != null) {
             path.drop(stalled, "a message started " + TimeUnit.NANOSECONDS.toMillis(partial) + " ms ago has not"

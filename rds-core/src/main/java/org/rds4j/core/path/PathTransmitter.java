@@ -31,6 +31,8 @@ final class PathTransmitter {
     /** The stream offset after the last pass. */
     private long lastPassEnd;
     private final CongestionFrames congestionFrames = new CongestionFrames();
+    /** Whether the pass wrote a socket's message (not only the path's own: map, ping, probe, ack-only). */
+    private boolean wroteSocketData;
 
     PathTransmitter(ConnectionPath path, SendQueue queue, Acknowledgements acks, AckRequests ackRequests) {
         this.path = path;
@@ -66,8 +68,24 @@ final class PathTransmitter {
         if (mapQueued.raised() && sink.isDrained() && mapQueued.take()) {
             map = connection.localMap();
         }
+        if (acks.waiting()) {
+            // An ack-only message waits: a queued frame (the inbox counts) carries the acknowledgement; else it goes
+            // once due, and a pass that comes early has the transport come back then.
+            long now = connection.env().nanoTime();
+            OutgoingMessage ackOnly = acks.ackOnlyIfDue(queue.hasUnsent(), now, connection.dataPasses());
+            if (ackOnly == null && acks.waiting() && !pc.requestTransmitAfter(acks.dueInNanos(now))) {
+                ackOnly = acks.ackOnlyNow();
+            }
+            if (ackOnly != null) {
+                queue.add(ackOnly);
+            }
+        }
         if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks().acknowledges())) {
             pc.requestTransmit();                 // bounded pass: the rest after the thread's other work
+        }
+        if (wroteSocketData) {
+            wroteSocketData = false;
+            connection.wroteData();               // traffic goes back to the peer: its acknowledgements may wait
         }
         lastPassEnd = sink.streamOffset();
         if (path.index() == 0 && mp.path0Progress(queue)) {
@@ -127,6 +145,7 @@ final class PathTransmitter {
                 more = true;
                 break;
             }
+            wroteSocketData |= m.owner != null;
             m.writeTo(sink, headers, ack, askForAck);   // a run writes a frame per message it carries
             acks.wrote(m);                             // the h_ack just written covers everything received so far
             if (m.retained) {

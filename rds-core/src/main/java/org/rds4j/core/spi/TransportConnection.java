@@ -26,6 +26,20 @@ public interface TransportConnection {
     void requestTransmit();
 
     /**
+     * Asks the transport to call {@link ConnectionHandler#transmit} once {@code delayNanos} have passed, or sooner,
+     * on the connection's I/O thread; called only on that thread. The core uses it for an acknowledgement that a
+     * reply may carry: the pass at the deadline sends it on its own only if no reply did. While one such request is
+     * pending, another changes nothing. A transport that cannot keep a deadline without work per call says so, and
+     * the core acts at once.
+     *
+     * @param delayNanos how long the pass may wait, at most; the core asks for tens of microseconds
+     * @return {@code true} if the pass will come; {@code false} if the transport does not delay passes
+     */
+    default boolean requestTransmitAfter(long delayNanos) {
+        return false;
+    }
+
+    /**
      * Stops or resumes reading from this connection; thread-safe and idempotent, the last call wins. While reading
      * is stopped the transport hands the core no bytes (a call of {@link ConnectionHandler#onBytes} already under
      * way finishes) and the peer is pushed back by the transport's own flow control (for TCP: the receive window

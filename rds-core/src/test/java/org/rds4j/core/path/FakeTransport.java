@@ -91,6 +91,22 @@ final class FakeTransport implements TransportInstance {
             transmitRequests++;
         }
 
+        /** Whether this connection keeps deadlines ({@link #requestTransmitAfter}); off, as a transport that cannot. */
+        boolean keepsDeadlines;
+        /** Passes asked for at a deadline, and the last delay asked for. */
+        int delayedRequests;
+        long lastDelayNanos;
+
+        @Override
+        public boolean requestTransmitAfter(long delayNanos) {
+            if (!keepsDeadlines) {
+                return false;
+            }
+            delayedRequests++;
+            lastDelayNanos = delayNanos;
+            return true;
+        }
+
         @Override
         public void close() {
             closeCalls++;

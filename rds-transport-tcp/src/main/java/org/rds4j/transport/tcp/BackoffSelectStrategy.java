@@ -22,8 +22,8 @@ import io.netty.util.IntSupplier;
  * the first check 30 (docs/decisions/0002-busy-poll-yields-between-checks.md). On an idle core a yield returns at once, so it costs a spinning thread well under
  * a microsecond where nobody else wants the core.
  *
- * <p>Each turn is one zero-timeout {@code epoll_wait} and one clock read. One instance per event loop, used only by
- * its thread.
+ * <p>Each turn is one zero-timeout {@code epoll_wait} and one clock read, and asks for the transmit passes that
+ * connections owe at a deadline ({@link DeferredTransmits}). One instance per event loop, used only by its thread.
  */
 final class BackoffSelectStrategy implements SelectStrategy {
     /** A yield time that never ends: the thread never sleeps (busy-poll). */
@@ -38,6 +38,9 @@ final class BackoffSelectStrategy implements SelectStrategy {
 
     private final long yieldNanos;
     private long lastWork = System.nanoTime();
+    /** Passes the loop's connections owe at a deadline; registered as the thread's on its first turn. */
+    private final DeferredTransmits deferred = new DeferredTransmits();
+    private boolean registered;
 
     /**
      * @param yieldNanos how long after its last work the thread yields between checks before it sleeps, at least 0,
@@ -52,13 +55,21 @@ final class BackoffSelectStrategy implements SelectStrategy {
 
     @Override
     public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+        if (!registered) {
+            deferred.register();
+            registered = true;
+        }
         int ready = selectNow.get();
         long now = System.nanoTime();
+        if (deferred.runDue(now)) {
+            hasTasks = true;                            // the due passes are queued tasks now
+        }
         if (ready > 0 || hasTasks) {
             lastWork = now;
             return ready;                               // Netty handles the events, then runs the tasks
         }
-        if (yieldNanos == FOREVER || now - lastWork < yieldNanos) {
+        // A pass owed at a deadline keeps the thread from sleeping: it comes within tens of microseconds.
+        if (yieldNanos == FOREVER || now - lastWork < yieldNanos || deferred.pending()) {
             Thread.yield();
             return SelectStrategy.CONTINUE;             // the loop again: its tasks, then this check
         }

@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Transmit.</b> {@link #requestTransmit()} is one volatile read in the common case (a call already pending),
  * else one CAS and one task submission of a preallocated {@link Runnable}: the core may call it after every message.
+ * {@link #requestTransmitAfter} leaves the request with the event loop's {@link DeferredTransmits} until its
+ * deadline.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter
         implements TransportConnection, BatchingFrameSink.Outcome {
@@ -81,6 +83,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private InetSocketAddress remote;
     /** Between a read target given by the core and the report of what the read put there. */
     private boolean inPlaceReading;
+    /** A pass at a deadline waits in the event loop's {@link DeferredTransmits}. */
+    private boolean deferredTransmit;
+    private final Runnable deferredTransmitTask = this::deferredTransmitDue;
 
     /**
      * @param handler the handler of an outgoing connection, {@code null} for an accepted one
@@ -118,6 +123,32 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 transmitTask.withdraw();
             }
         }
+    }
+
+    /**
+     * On the event loop only, and only if its select strategy keeps deadlines ({@link DeferredTransmits}: an epoll
+     * loop that yields before it sleeps, or busy-polls); otherwise false, and the core acts at once.
+     */
+    @Override
+    public boolean requestTransmitAfter(long delayNanos) {
+        if (!channel.eventLoop().inEventLoop()) {
+            return false;
+        }
+        DeferredTransmits d = DeferredTransmits.ofThisThread();
+        if (d == null) {
+            return false;
+        }
+        if (!deferredTransmit) {
+            deferredTransmit = true;
+            d.add(deferredTransmitTask, System.nanoTime() + delayNanos);
+        }
+        return true;
+    }
+
+    /** The deadline of {@link #requestTransmitAfter} came. On the event loop. */
+    private void deferredTransmitDue() {
+        deferredTransmit = false;
+        requestTransmit();
     }
 
     @Override

@@ -78,7 +78,7 @@ final class Acknowledgements {
     private boolean ackOnlyQueued;
     /** Non-zero while an ack-only message waits: when it goes, if no frame carried the acknowledgement first. */
     private long ackOnlyDueNanos;
-    /** The connection's count of passes that wrote data ({@link Connection#dataPasses}) when the wait began. */
+    /** {@link Connection#dataPasses} when the wait began. */
     private long dataPassesAtWait;
     /**
      * Waits in a row during which nothing went back to the peer on any path of the connection. From
@@ -138,7 +138,7 @@ final class Acknowledgements {
      * @param peerAcks whether the peer acknowledges (an rds4j peer), so that it keeps what it sent until we do
      * @param somethingQueued whether a frame is queued, which will carry the acknowledgement
      * @param nowNanos the time now
-     * @param dataPasses the connection's count of passes that wrote data
+     * @param dataPasses the connection's count of passes that wrote a socket's message
      */
     OutgoingMessage ackOnlyIfWanted(boolean peerAcks, boolean somethingQueued, long nowNanos, long dataPasses) {
         boolean wanted = requested || (owed && peerAcks);
@@ -186,7 +186,7 @@ final class Acknowledgements {
      *
      * @param somethingQueued whether a frame is queued on this path (the inbox counts)
      * @param nowNanos the time now
-     * @param dataPasses the connection's count of passes that wrote data
+     * @param dataPasses the connection's count of passes that wrote a socket's message
      */
     OutgoingMessage ackOnlyIfDue(boolean somethingQueued, long nowNanos, long dataPasses) {
         if (ackOnlyQueued) {

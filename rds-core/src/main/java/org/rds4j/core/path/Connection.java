@@ -57,8 +57,8 @@ public final class Connection implements SendTarget {
     private final PeerAcks peerAcks = new PeerAcks(this);
     private final PeerHealth health;
     /**
-     * Transmit passes of any path that had frames to write, as the paths' waiting ack-only messages see it: traffic
-     * going back to the peer (Acknowledgements). Owner only.
+     * Transmit passes, of any path, that wrote a socket's message: what a path's waiting ack-only message takes for
+     * traffic going back to the peer (Acknowledgements). Owner only.
      */
     private long dataPasses;
     /** A message from the peer reached a socket, or a socket sent to it: the peer is kept for good. */
@@ -471,12 +471,12 @@ public final class Connection implements SendTarget {
         }
     }
 
-    /** A path's pass has frames to write. On the owner. */
+    /** A path's pass wrote a socket's message. On the owner. */
     void wroteData() {
         dataPasses++;
     }
 
-    /** How many passes of the connection's paths had frames to write. On the owner. */
+    /** How many passes of the connection's paths wrote a socket's message. On the owner. */
     long dataPasses() {
         return dataPasses;
     }

@@ -132,8 +132,8 @@ final class Acknowledgements {
     /**
      * After a read: the ack-only message to queue now if the peer waits for an acknowledgement and nothing else goes
      * (nothing queued), or {@code null}. One the peer did not ask for waits instead ({@link #waiting}) unless the
-     * traffic is one-way; {@link #takeWaitStarted} then tells the caller to have the transport come back when it is
-     * due, or to queue it now ({@link #ackOnlyNow}) if the transport cannot.
+     * traffic is one-way; a wait that starts ({@link #waiting} turns true) has the caller ask the transport to come
+     * back when it is due, or queue it now ({@link #ackOnlyNow}) if the transport cannot.
      *
      * @param peerAcks whether the peer acknowledges (an rds4j peer), so that it keeps what it sent until we do
      * @param somethingQueued whether a frame is queued, which will carry the acknowledgement
@@ -157,18 +157,8 @@ final class Acknowledgements {
         sinceWait = 0;
         ackOnlyDueNanos = nowNanos + ACK_ONLY_DELAY_NANOS;
         dataPassesAtWait = dataPasses;
-        waitStarted = true;
         return null;
     }
-
-    /** Whether the last {@link #ackOnlyIfWanted} started a wait, cleared by the call. */
-    boolean takeWaitStarted() {
-        boolean w = waitStarted;
-        waitStarted = false;
-        return w;
-    }
-
-    private boolean waitStarted;
 
     /** Whether an ack-only message waits. */
     boolean waiting() {

@@ -277,9 +277,10 @@ public final class ConnectionPath {
         long now = env.nanoTime();
         maintenance.heard(now);
         if (pc == current && state == PathState.UP) {
+            boolean waited = acks.waiting();
             OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent(), now,
                     connection.dataPasses());
-            if (ackOnly == null && acks.takeWaitStarted()
+            if (ackOnly == null && !waited && acks.waiting()
                     && !pc.requestTransmitAfter(Acknowledgements.ACK_ONLY_DELAY_NANOS)) {
                 ackOnly = acks.ackOnlyNow();          // the transport cannot come back later: now, as ever
             }

@@ -106,8 +106,9 @@ class PeerRefusalTest {
     void aSenderWhoseCertificateThePeerDoesNotTrustIsTold() throws Exception {
         InetAddress senderAddress = address("127.0.37.1");
         InetAddress peerAddress = address("127.0.37.2");
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         RdsStack peer = stack(config("untrusting", peerAddress, tcpPort).tls(tls(TestTls.context("node-a"), tlsPort)));
         // The rogue trusts the test CA, so it would talk to the peer, but its own certificate is self-signed.
         RdsStack sender = stack(config("rogue", senderAddress, tcpPort).tls(tls(TestTls.context("rogue"), tlsPort)));
@@ -118,8 +119,9 @@ class PeerRefusalTest {
     void aSenderWithoutACertificateIsTold() throws Exception {
         InetAddress senderAddress = address("127.0.38.1");
         InetAddress peerAddress = address("127.0.38.2");
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         RdsStack peer = stack(config("demanding", peerAddress, tcpPort).tls(tls(TestTls.context("node-a"), tlsPort)));
         RdsStack sender = stack(config("anonymous", senderAddress, tcpPort).tls(tls(TestTls.withoutCertificate(), tlsPort)));
         assertAuthenticationRefused(peer, sender, senderAddress, peerAddress);

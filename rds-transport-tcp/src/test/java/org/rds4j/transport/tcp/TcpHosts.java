@@ -32,6 +32,17 @@ final class TcpHosts implements TestHosts {
         }
     }
 
+    /**
+     * Two different free ports, for a stack's RDS/TCP and TLS listeners: both are held while the second is found, so
+     * the kernel cannot hand out the same one twice (as two {@link #freePort} calls in a row may).
+     */
+    static int[] twoFreePorts() throws IOException {
+        InetAddress a = InetAddress.getByName("127.0.0.1");
+        try (ServerSocket s = new ServerSocket(0, 1, a); ServerSocket t = new ServerSocket(0, 1, a)) {
+            return new int[] {s.getLocalPort(), t.getLocalPort()};
+        }
+    }
+
     @Override
     public InetAddress addressA() throws IOException {
         return InetAddress.getByName("127.0.0.1");

@@ -51,8 +51,9 @@ class TlsTest {
 
     @Test
     void twoHostsExchange100000MessagesOverTlsWithMutualAuthentication() throws Exception {
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         RdsStack a = stack("tls-a", A, tcpPort, tls("node-a", tlsPort));
         RdsStack b = stack("tls-b", B, tcpPort, tls("node-b", tlsPort));
         RdsSocket out = socket(a, A, 4000);
@@ -98,8 +99,9 @@ class TlsTest {
 
     @Test
     void aHostWithoutATrustedCertificateIsRefusedWithAClearLogLine() throws Exception {
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         try (StderrCapture log = new StderrCapture()) {
             RdsStack a = stack("tls-victim", A, tcpPort, tls("node-a", tlsPort));
             // The rogue trusts our CA (so it would talk to us) but its own certificate is self-signed.
@@ -119,8 +121,9 @@ class TlsTest {
 
     @Test
     void aPlainConnectionFromAHostThatMustUseTlsIsRefused() throws Exception {
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         try (StderrCapture log = new StderrCapture()) {
             RdsStack a = stack("tls-strict", A, tcpPort, tls("node-a", tlsPort));
             RdsStack plain = stack("plain-b", B, tcpPort, null);        // B is among A's TLS peers (all are)
@@ -137,8 +140,9 @@ class TlsTest {
     /** The allow-list is asked before the handshake: a peer refused anyway costs no TLS work. */
     @Test
     void aPeerOutsideTheAllowListIsRefusedBeforeAnyHandshake() throws Exception {
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         try (StderrCapture log = new StderrCapture()) {
             RdsStack a = RdsStack.create(RdsStackConfig.builder().name("tls-allow").address(A).tcpPort(tcpPort)
                     .defaultTransport("tcp").allowPeers(PLAIN.getHostAddress()).tls(tls("node-a", tlsPort)).build());
@@ -161,8 +165,9 @@ class TlsTest {
     /** A stands for a host with rds4j peers over TLS and kernel peers in plain RDS/TCP, at the same time. */
     @Test
     void aPlainPeerOutsideTheTlsPrefixesKeepsWorkingOnTheSameStack() throws Exception {
-        int tcpPort = TcpHosts.freePort();
-        int tlsPort = TcpHosts.freePort();
+        int[] ports = TcpHosts.twoFreePorts();
+        int tcpPort = ports[0];
+        int tlsPort = ports[1];
         RdsStack a = stack("tls-mixed", A, tcpPort, RdsTlsConfig.builder(TestTls.context("node-a")).port(tlsPort)
                 .peers(B.getHostAddress() + "/32").build());
         RdsStack b = stack("tls-mixed-b", B, tcpPort, tls("node-b", tlsPort));

@@ -92,6 +92,8 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     };
     /** The connection of the last send: steady traffic to one peer finds it with one comparison. */
     private volatile Connection lastConnection;
+    /** Sends begun, for {@link ReceiveQueue.Owner#sends()}: a plain count, racy between senders, read as a hint. */
+    private int sends;
     /** Set by the first zero-copy send: released messages must then be checked for cookies to report. */
     private volatile boolean zeroCopyUsed;
 
@@ -99,7 +101,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         this.stack = stack;
         this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2);
         this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll(),
-                stack.statistics());
+                stack.config().replySpin().toNanos(), stack.statistics());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
         this.reader = new SocketReader(receiveQueue, options);
     }
@@ -175,6 +177,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     private int send(ByteBuffer payload, InetSocketAddress destination, boolean zeroCopy, int cookie)
             throws IOException {
         checkOpen();
+        sends++;
         InetSocketAddress from = local;
         if (from == null) {
             throw new EnotconnException("bind the socket to a local address before sending");
@@ -484,6 +487,11 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
     @Override
     public org.rds4j.core.spi.OffHeapMemory offHeap() {
         return stack.offHeap();
+    }
+
+    @Override
+    public int sends() {
+        return sends;
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.function.LongSupplier;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rds4j.EintrException;
@@ -71,6 +72,10 @@ public final class ReceiveQueue {
     private volatile int rcvbuf;
     /** Busy-poll: a waiting reader spins on {@link #available} instead of parking. */
     private final boolean busyPoll;
+    /** Otherwise: whether a reader waiting for a reply yields before it parks. Guarded by lock. */
+    private final ReplySpin replySpin;
+    /** Times the waits for a reply. */
+    private final LongSupplier clock;
 
     /** The socket whose queue this is: what the queue asks of it. */
     interface Owner {
@@ -88,18 +93,35 @@ public final class ReceiveQueue {
 
         /** The stack's off-heap account, for arrivals' direct buffers. */
         org.rds4j.core.spi.OffHeapMemory offHeap();
+
+        /**
+         * How many sends the socket has begun, a count that wraps and is only compared with an earlier value; read
+         * without synchronisation, as a hint ({@link ReplySpin}).
+         */
+        default int sends() {
+            return 0;
+        }
     }
 
-    ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, RdsCounters counters) {
-        this(socket, rcvbuf, busyPoll, counters, POOL_INITIAL);
+    /** Whether yielding can help at all: with one processor the reply cannot come while this thread runs. */
+    private static final boolean SEVERAL_CPUS = Runtime.getRuntime().availableProcessors() > 1;
+
+    ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, long replySpinNanos, RdsCounters counters) {
+        this(socket, rcvbuf, busyPoll, SEVERAL_CPUS ? replySpinNanos : 0, counters, POOL_INITIAL, System::nanoTime);
     }
 
-    /** With a pool of {@code poolInitial} arrivals to start with (a model-checked test keeps it small). */
-    ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, RdsCounters counters, int poolInitial) {
+    /**
+     * With a pool of {@code poolInitial} arrivals to start with (a model-checked test keeps it small) and the clock
+     * that times waits for a reply (a test's virtual one).
+     */
+    ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, long replySpinNanos, RdsCounters counters,
+            int poolInitial, LongSupplier clock) {
         this.pool = new GrowingPool<>(poolInitial, POOL_MAX, Arrival::new);
         this.socket = socket;
         this.rcvbuf = rcvbuf;
         this.busyPoll = busyPoll;
+        this.replySpin = new ReplySpin(busyPoll ? 0 : replySpinNanos);
+        this.clock = clock;
         this.counts = new ReceiveCounts(counters);
     }
 
@@ -305,6 +327,8 @@ public final class ReceiveQueue {
         Arrival dequeued = null;
         Arrival finishedRun = null;
         Thread me = dst != null ? Thread.currentThread() : null;
+        boolean replyWait = false;                  // this take waits for a reply (ReplySpin), since replyWaitStart
+        long replyWaitStart = 0;
         lock.lock();
         try {
             // The clock is read only once the reader has to wait: a reader that keeps up never reads it (it was
@@ -370,11 +394,12 @@ public final class ReceiveQueue {
                 if (timeoutNanos <= 0) {
                     return null;
                 }
-                if (!waited && timeoutNanos != Long.MAX_VALUE) {
-                    deadline = System.nanoTime() + timeoutNanos;
+                boolean firstWait = !waited;
+                if (firstWait && timeoutNanos != Long.MAX_VALUE) {
+                    deadline = clock.getAsLong() + timeoutNanos;
                 }
                 waited = true;
-                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - clock.getAsLong();
                 if (left <= 0) {
                     return null;
                 }
@@ -390,6 +415,23 @@ public final class ReceiveQueue {
                 if (me != null && posted.idle()) {
                     posted.post(dst, me);            // the next large message may be decoded straight into it
                 }
+                if (firstWait && replySpin.awaitsReply(socket.sends())) {
+                    replyWait = true;
+                    replyWaitStart = clock.getAsLong();
+                    if (replySpin.worthSpinning()) {
+                        long until = replyWaitStart + replySpin.window();
+                        if (deadline != Long.MAX_VALUE && deadline - until < 0) {
+                            until = deadline;
+                        }
+                        lock.unlock();
+                        try {
+                            spinForReply(until);
+                        } finally {
+                            lock.lock();
+                        }
+                        continue;
+                    }
+                }
                 waiting++;
                 try {
                     readable.await(lock, left);
@@ -403,6 +445,9 @@ public final class ReceiveQueue {
         } finally {
             if (me != null) {
                 reclaim(me);                        // whatever ends the wait: never return with the buffer lent
+            }
+            if (replyWait) {
+                replySpin.replied(clock.getAsLong() - replyWaitStart);  // the reply, or the end of waiting for it
             }
             lock.unlock();
             if (dequeued != null) {
@@ -463,7 +508,24 @@ public final class ReceiveQueue {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
-            if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline >= 0) {
+            if (deadline != Long.MAX_VALUE && clock.getAsLong() - deadline >= 0) {
+                return;
+            }
+            Thread.yield();
+        }
+    }
+
+    /**
+     * Default mode, a reader waiting for a reply ({@link ReplySpin}): as {@link #spin}, until {@code until} at the
+     * latest. The reader's posted buffer is lent meanwhile, so a large reply still goes straight into it; its
+     * filling is watched too, as it does not count in {@link #available}.
+     */
+    private void spinForReply(long until) throws InterruptedException {
+        while ((int) AVAILABLE.getOpaque(this) == 0 && !posted.filled() && !socket.isClosed()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            if (clock.getAsLong() - until >= 0) {
                 return;
             }
             Thread.yield();

@@ -58,7 +58,7 @@ class ReceiveQueueAvailableLincheckTest {
     @Test
     void aSpinningReaderGetsEveryMessageInOrder() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            ReceiveQueue queue = new ReceiveQueue(OPEN, 1 << 20, true, new RdsCounters(), 2);
+            ReceiveQueue queue = new ReceiveQueue(OPEN, 1 << 20, true, 0, new RdsCounters(), 2, System::nanoTime);
             ConcurrentRun.all(
                     () -> {                                       // the I/O thread: two reads, a message each
                         deliver(queue, 1);
@@ -75,7 +75,7 @@ class ReceiveQueueAvailableLincheckTest {
     @Test
     void twoSpinningReadersShareTheMessages() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            ReceiveQueue queue = new ReceiveQueue(OPEN, 1 << 20, true, new RdsCounters(), 2);
+            ReceiveQueue queue = new ReceiveQueue(OPEN, 1 << 20, true, 0, new RdsCounters(), 2, System::nanoTime);
             int[] got = new int[2];
             ConcurrentRun.all(
                     () -> {

@@ -1,0 +1,72 @@
+package org.rds4j.core.socket;
+
+/**
+ * Whether a blocking receive about to park should first yield its core for a while: the default mode's answer to
+ * request-reply traffic ({@link org.rds4j.RdsStackConfig#replySpin()}, decision 0027).
+ *
+ * <p>A reader whose socket sent something since the socket's last wait is most likely waiting for the reply. If it
+ * parks, the I/O thread that delivers the reply has to wake it: a futex wake-up of a thread on another core, which
+ * in a profile of {@code ./rds4j stress} took two fifths of each I/O thread's CPU, after which the reader still has
+ * to be scheduled. Yielding for up to {@link #window()} instead finds the reply without either. The window is kept
+ * only while it pays: the replies waited for are timed, and once they take longer than the window on average (a
+ * slow peer, a long computation on the other side), readers park at once again; a reader with nothing sent since
+ * the last wait (a one-way stream's) always parks at once.
+ *
+ * <p>State of one socket's receive queue, used under that queue's lock; what a single wait needs (when it began)
+ * is the waiting reader's own.
+ */
+final class ReplySpin {
+    /** The smoothing of the reply time: each new time counts for a quarter, as TCP's smoothed round trip does. */
+    private static final int SMOOTHING_SHIFT = 2;
+
+    private final long windowNanos;
+    /** The socket's send count when a reader last began to wait. */
+    private int sendsAtWait;
+    /** The smoothed time a wait for a reply took, in nanoseconds. */
+    private long replyNanos;
+
+    /**
+     * @param windowNanos the longest yield before parking; 0 never yields
+     */
+    ReplySpin(long windowNanos) {
+        if (windowNanos < 0) {
+            throw new IllegalArgumentException("the window cannot be negative, was " + windowNanos);
+        }
+        this.windowNanos = windowNanos;
+    }
+
+    /** The longest a reader yields before it parks; 0 if it never does. */
+    long window() {
+        return windowNanos;
+    }
+
+    /**
+     * A reader begins to wait, and the socket has begun {@code sends} sends so far (a wrapping count): whether this
+     * wait is one for a reply, which the reader then reports with {@link #replied}. The next wait compares with
+     * this count, so of several waits after one send only the first is taken for a reply.
+     */
+    boolean awaitsReply(int sends) {
+        if (windowNanos == 0) {
+            return false;
+        }
+        boolean sent = sends != sendsAtWait;
+        sendsAtWait = sends;
+        return sent;
+    }
+
+    /** Whether a reader waiting for a reply should yield before parking: the replies lately came within the window. */
+    boolean worthSpinning() {
+        return windowNanos > 0 && replyNanos <= windowNanos;
+    }
+
+    /** A wait for a reply ended after {@code waitedNanos}: a message came, or the receive's timeout ran out first. */
+    void replied(long waitedNanos) {
+        long t = Math.max(0, waitedNanos);
+        replyNanos += (t - replyNanos) >> SMOOTHING_SHIFT;
+    }
+
+    /** The smoothed reply time, for tests and inspection. */
+    long replyNanos() {
+        return replyNanos;
+    }
+}

@@ -44,7 +44,8 @@ public final class HandoffNioContender implements Contender {
                 + (spin ? "nothing sleeps: I/O threads and waiting application threads yield between checks "
                         + "(rds4j's busy-poll)"
                         : "an idle I/O thread yields for " + HandoffIoThread.YIELD_MICROS + " us, then sleeps in "
-                                + "select; waiting application threads park (rds4j's default)");
+                                + "select; waiting application threads park, a receive after a send first yielding for "
+                                + "up to 200 us while replies come that fast (rds4j's default)");
     }
 
     @Override

@@ -117,6 +117,27 @@ final class HandoffRing {
     }
 
     /**
+     * The oldest published message, yielding between checks until {@code until} ({@link System#nanoTime}) at the
+     * latest; {@code null} if none came by then.
+     */
+    ByteBuffer pollUntil(long until, HandoffLinkState link) throws IOException {
+        ByteBuffer m;
+        while ((m = peek()) == null) {
+            link.check();
+            if (System.nanoTime() - until >= 0) {
+                return null;
+            }
+            Thread.yield();
+        }
+        return m;
+    }
+
+    /** Whether waiters yield between checks instead of parking. */
+    boolean spins() {
+        return spin;
+    }
+
+    /**
      * One wait of the producer for room ({@code producer}) or of the consumer for a message: a yield when spinning,
      * else a park, once the waiter has recorded itself and checked again (the other side reads the record after its
      * fence: {@link #wakeConsumer}, {@link #wakeProducer}).

@@ -6,7 +6,7 @@ package org.rds4j.core.socket;
  *
  * <p>A reader whose socket sent something since the socket's last wait is most likely waiting for the reply. If it
  * parks, the I/O thread that delivers the reply has to wake it: a futex wake-up of a thread on another core, which
- * in a profile of {@code ./rds4j stress} took two fifths of each I/O thread's CPU, after which the reader still has
+ * in a profile of {@code ./rds4j stress} took a quarter of each I/O thread's CPU, after which the reader still has
  * to be scheduled. Yielding for up to {@link #window()} instead finds the reply without either. The window is kept
  * only while it pays: the replies waited for are timed, and once they take longer than the window on average (a
  * slow peer, a long computation on the other side), readers park at once again; a reader with nothing sent since

@@ -404,12 +404,7 @@ public final class ReceiveQueue {
                     return null;
                 }
                 if (busyPoll) {
-                    lock.unlock();
-                    try {
-                        spin(deadline);
-                    } finally {
-                        lock.lock();
-                    }
+                    spinUnlocked(deadline);
                     continue;
                 }
                 if (me != null && posted.idle()) {
@@ -423,12 +418,7 @@ public final class ReceiveQueue {
                         if (deadline != Long.MAX_VALUE && deadline - until < 0) {
                             until = deadline;
                         }
-                        lock.unlock();
-                        try {
-                            spinForReply(until);
-                        } finally {
-                            lock.lock();
-                        }
+                        spinUnlocked(until);
                         continue;
                     }
                 }
@@ -498,37 +488,29 @@ public final class ReceiveQueue {
     }
 
     /**
-     * Busy-poll: polls (without the lock) until something can be taken, the deadline passes or the socket closes,
-     * yielding the core between checks: the thread never parks, and on a machine with fewer cores than polling
-     * threads the threads with work still run first (a pure spin of 1,000 turns before the first yield made a
-     * 64-byte round trip on 2 cores take 86 us instead of 30: {@code BackoffSelectStrategy} says why).
+     * Called and returning under the lock: polls without it until something can be taken, {@code until} passes
+     * ({@code Long.MAX_VALUE}: never) or the socket closes, yielding the core between checks. Busy-poll waits so for
+     * ever, a default-mode reader waiting for a reply ({@link ReplySpin}) for its window. The thread never parks, and
+     * on a machine with fewer cores than polling threads the threads with work still run first (a pure spin of 1,000
+     * turns before the first yield made a 64-byte round trip on 2 cores take 86 us instead of 30:
+     * {@code BackoffSelectStrategy} says why). A reader's posted buffer stays lent meanwhile (only outside busy-poll),
+     * so a large reply still goes straight into it; its filling is watched too, as it does not count in
+     * {@link #available}.
      */
-    private void spin(long deadline) throws InterruptedException {
-        while ((int) AVAILABLE.getOpaque(this) == 0 && !socket.isClosed()) {
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
+    private void spinUnlocked(long until) throws InterruptedException {
+        lock.unlock();
+        try {
+            while ((int) AVAILABLE.getOpaque(this) == 0 && !posted.filled() && !socket.isClosed()) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                if (until != Long.MAX_VALUE && clock.getAsLong() - until >= 0) {
+                    return;
+                }
+                Thread.yield();
             }
-            if (deadline != Long.MAX_VALUE && clock.getAsLong() - deadline >= 0) {
-                return;
-            }
-            Thread.yield();
-        }
-    }
-
-    /**
-     * Default mode, a reader waiting for a reply ({@link ReplySpin}): as {@link #spin}, until {@code until} at the
-     * latest. The reader's posted buffer is lent meanwhile, so a large reply still goes straight into it; its
-     * filling is watched too, as it does not count in {@link #available}.
-     */
-    private void spinForReply(long until) throws InterruptedException {
-        while ((int) AVAILABLE.getOpaque(this) == 0 && !posted.filled() && !socket.isClosed()) {
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            if (clock.getAsLong() - until >= 0) {
-                return;
-            }
-            Thread.yield();
+        } finally {
+            lock.lock();
         }
     }
 

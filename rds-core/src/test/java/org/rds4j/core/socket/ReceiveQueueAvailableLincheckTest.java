@@ -10,7 +10,6 @@ import java.net.InetSocketAddress;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.path.Arrival;
-import org.rds4j.core.spi.OffHeapMemory;
 import org.rds4j.core.stack.RdsCounters;
 import org.rds4j.core.util.ConcurrentRun;
 
@@ -29,31 +28,7 @@ class ReceiveQueueAvailableLincheckTest {
     private static final int INVOCATIONS = 500;
     private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7000);
 
-    /** A socket that stays open and whose port never congests (the queue's budget is far above what is sent). */
-    private static final ReceiveQueue.Owner OPEN = new ReceiveQueue.Owner() {
-        @Override
-        public void checkOpen() {
-        }
-
-        @Override
-        public boolean isClosed() {
-            return false;
-        }
-
-        @Override
-        public boolean markOwnPort(boolean congested) {
-            return false;
-        }
-
-        @Override
-        public void ownPortCleared() {
-        }
-
-        @Override
-        public OffHeapMemory offHeap() {
-            return null;                    // small messages: heap buffers only
-        }
-    };
+    private static final ReceiveQueue.Owner OPEN = new OpenSocket();
 
     @Test
     void aSpinningReaderGetsEveryMessageInOrder() {

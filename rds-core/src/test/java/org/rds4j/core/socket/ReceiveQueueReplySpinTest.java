@@ -16,7 +16,6 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.path.Arrival;
-import org.rds4j.core.spi.OffHeapMemory;
 import org.rds4j.core.stack.RdsCounters;
 
 /**
@@ -31,38 +30,10 @@ class ReceiveQueueReplySpinTest {
     private static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final InetSocketAddress PEER = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7000);
 
-    private final AtomicInteger sends = new AtomicInteger();
+    private final OpenSocket socket = new OpenSocket();
+    private final AtomicInteger sends = socket.sends;
     private final AtomicLong now = new AtomicLong(1_000_000);
     private final AtomicLong clockReads = new AtomicLong();
-    private final ReceiveQueue.Owner socket = new ReceiveQueue.Owner() {
-        @Override
-        public void checkOpen() {
-        }
-
-        @Override
-        public boolean isClosed() {
-            return false;
-        }
-
-        @Override
-        public boolean markOwnPort(boolean congested) {
-            return false;
-        }
-
-        @Override
-        public void ownPortCleared() {
-        }
-
-        @Override
-        public OffHeapMemory offHeap() {
-            return null;                    // small messages: heap buffers only
-        }
-
-        @Override
-        public int sends() {
-            return sends.get();
-        }
-    };
     private final ReceiveQueue queue = new ReceiveQueue(socket, 1 << 20, false, WINDOW, new RdsCounters(), 4, () -> {
         clockReads.incrementAndGet();
         return now.get();

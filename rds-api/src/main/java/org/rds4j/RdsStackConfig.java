@@ -181,8 +181,13 @@ public final class RdsStackConfig {
      * which was much of that thread's work in request-reply traffic. The reader yields between checks, so threads
      * with work still run; once the replies it waited for took longer than this on average, it parks at once again
      * (so a slow peer costs no spinning), and a receive with nothing sent since its last wait (a reader of a
-     * one-way stream) always parks at once. Used without busy-poll only, and only with more than one processor.
-     * 200 µs unless set; {@link Duration#ZERO} always parks.
+     * one-way stream) always parks at once. Used without busy-poll only.
+     *
+     * <p>A blocking send that finds its send budget full waits the same way, in either mode: the budget comes back
+     * with the peer's acknowledgement, which the message sent at half the budget asked for, so it yields for up to
+     * this long while its socket's budget waits lately ended within it on average, then parks.
+     *
+     * <p>Only with more than one processor. 200 µs unless set; {@link Duration#ZERO} always parks.
      *
      * @return the longest yield before parking, or zero
      */

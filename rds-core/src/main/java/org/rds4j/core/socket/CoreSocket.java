@@ -99,7 +99,8 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     public CoreSocket(CoreStack stack) {
         this.stack = stack;
-        this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2);
+        this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2,
+                stack.config().replySpin().toNanos());
         this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll(),
                 stack.config().replySpin().toNanos(), stack.statistics());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);

@@ -103,11 +103,8 @@ public final class ReceiveQueue {
         }
     }
 
-    /** Whether yielding can help at all: with one processor the reply cannot come while this thread runs. */
-    private static final boolean SEVERAL_CPUS = Runtime.getRuntime().availableProcessors() > 1;
-
     ReceiveQueue(Owner socket, int rcvbuf, boolean busyPoll, long replySpinNanos, RdsCounters counters) {
-        this(socket, rcvbuf, busyPoll, SEVERAL_CPUS ? replySpinNanos : 0, counters, POOL_INITIAL, System::nanoTime);
+        this(socket, rcvbuf, busyPoll, ReplySpin.SEVERAL_CPUS ? replySpinNanos : 0, counters, POOL_INITIAL, System::nanoTime);
     }
 
     /**

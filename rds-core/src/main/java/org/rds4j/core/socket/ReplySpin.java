@@ -1,8 +1,9 @@
 package org.rds4j.core.socket;
 
 /**
- * Whether a blocking receive about to park should first yield its core for a while: the default mode's answer to
- * request-reply traffic ({@link org.rds4j.RdsStackConfig#replySpin()}, decision 0027).
+ * Whether a thread about to park for its peer should first yield its core for a while: the default mode's answer to
+ * request-reply traffic ({@link org.rds4j.RdsStackConfig#replySpin()}, decision 0027), and a blocking sender's to a
+ * full send budget, which the peer's acknowledgement gives back ({@link SendBuffer}, decision 0028).
  *
  * <p>A reader whose socket sent something since the socket's last wait is most likely waiting for the reply. If it
  * parks, the I/O thread that delivers the reply has to wake it: a futex wake-up of a thread on another core, which
@@ -12,10 +13,16 @@ package org.rds4j.core.socket;
  * slow peer, a long computation on the other side), readers park at once again; a reader with nothing sent since
  * the last wait (a one-way stream's) always parks at once.
  *
- * <p>State of one socket's receive queue, used under that queue's lock; what a single wait needs (when it began)
- * is the waiting reader's own.
+ * <p>A sender waiting for budget always waits for the peer, so it asks only {@link #worthSpinning()} and reports
+ * each wait with {@link #replied}, as a reader does for a reply.
+ *
+ * <p>State of one socket's receive queue or send budget, used under that one's lock; what a single wait needs (when
+ * it began) is the waiting thread's own.
  */
 final class ReplySpin {
+    /** Whether yielding can help at all: with one processor the peer's answer cannot come while this thread runs. */
+    static final boolean SEVERAL_CPUS = Runtime.getRuntime().availableProcessors() > 1;
+
     /** The smoothing of the reply time: each new time counts for a quarter, as TCP's smoothed round trip does. */
     private static final int SMOOTHING_SHIFT = 2;
 

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.rds4j.EagainException;
 import org.rds4j.EbadfException;
 import org.rds4j.EintrException;
@@ -24,6 +25,13 @@ import org.rds4j.core.util.WaitQueue;
  * senders that must wait (a full budget) and {@link #awaitEmpty}; a releaser takes it only when someone waits. The
  * waiter counts itself before it re-checks the budget and the releaser subtracts before it reads the count (both
  * volatile), so no wake-up is lost.
+ *
+ * <p>A blocking sender that finds the budget full first yields its core for up to the stack's
+ * {@link org.rds4j.RdsStackConfig#replySpin()} window ({@link ReplySpin}) before it parks: the budget comes back with
+ * the peer's acknowledgement, which the message sent at half the budget asked for, so it is usually a round trip
+ * away; parked, the sender costs the I/O thread that releases the budget a wake-up. While it yields it is not counted
+ * as a waiter, so a release takes no lock for it. Once budget waits took longer than the window on average (a slow or
+ * congested peer), senders park at once again (decision 0028).
  */
 public final class SendBuffer {
     /**
@@ -55,6 +63,10 @@ public final class SendBuffer {
      * of room (a release wakes it). The model-checked test waits for ever, so that the net cannot hide a lost wake-up.
      */
     private final long waitSliceNanos;
+    /** How long a sender waiting for budget yields before it parks, and whether it still pays; under the lock. */
+    private final ReplySpin spin;
+    /** Times budget waits (a test's virtual clock). */
+    private final LongSupplier clock;
 
     /** Whose budget this is: a socket, which a waiting sender checks is still open. */
     interface Owner {
@@ -62,14 +74,27 @@ public final class SendBuffer {
         void checkOpen() throws EbadfException;
     }
 
+    /** A budget whose waiting senders park at once. */
     SendBuffer(RdsCounters counters, long budget) {
-        this(counters, budget, TimeUnit.MILLISECONDS.toNanos(100));
+        this(counters, budget, 0);
     }
 
-    SendBuffer(RdsCounters counters, long budget, long waitSliceNanos) {
+    /**
+     * @param spinNanos how long a blocking sender that finds the budget full yields before it parks (the stack's
+     *     {@code replySpin}); 0 parks at once, and so does any value with one processor
+     */
+    SendBuffer(RdsCounters counters, long budget, long spinNanos) {
+        this(counters, budget, TimeUnit.MILLISECONDS.toNanos(100), ReplySpin.SEVERAL_CPUS ? spinNanos : 0,
+                System::nanoTime);
+    }
+
+    /** With the safety net's slice ({@code Long.MAX_VALUE}: none) and the clock that times budget waits. */
+    SendBuffer(RdsCounters counters, long budget, long waitSliceNanos, long spinNanos, LongSupplier clock) {
         this.counters = counters;
         this.budget = budget;
         this.waitSliceNanos = waitSliceNanos;
+        this.spin = new ReplySpin(spinNanos);
+        this.clock = clock;
     }
 
     public long budget() {
@@ -133,6 +158,8 @@ public final class SendBuffer {
             throws java.io.IOException {
         long deadline = timeoutNanos == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutNanos;
         boolean counted = false;
+        boolean timed = false;                      // a blocking wait with a window: timed from waitStart (clock's)
+        long waitStart = 0;
         lock.lock();
         waiters++;
         try {
@@ -163,14 +190,52 @@ public final class SendBuffer {
                 if (left <= 0) {
                     throw new EtimedoutException("the send buffer stayed full for SO_SNDTIMEO");
                 }
+                if (spin.window() > 0 && !timed) {
+                    timed = true;
+                    waitStart = clock.getAsLong();
+                    if (spin.worthSpinning()) {
+                        yieldUntilRoom(waitStart + spin.window(), deadline, socket);
+                        continue;                   // counted in again: look under the lock before parking
+                    }
+                }
                 changed.await(lock, left);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EintrException("interrupted while waiting for send-buffer space; nothing was sent");
         } finally {
+            if (timed) {
+                spin.replied(clock.getAsLong() - waitStart);     // room came, or the wait failed: either ends it
+            }
             waiters--;
             lock.unlock();
+        }
+    }
+
+    /**
+     * Called and returning under the lock, counted as a waiter: yields the core without the lock and uncounted (a
+     * release then takes no lock and wakes nobody) until there is room, the window ends ({@code until}, the clock's)
+     * or the send's deadline passes. The caller looks again under the lock, counted in, before it parks, so a release
+     * meanwhile is not missed.
+     */
+    private void yieldUntilRoom(long until, long deadline, Owner socket) throws InterruptedException, EbadfException {
+        waiters--;
+        lock.unlock();
+        try {
+            while (!room(queued.get(), budget)) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                socket.checkOpen();
+                if (clock.getAsLong() - until >= 0
+                        || (deadline != Long.MAX_VALUE && System.nanoTime() - deadline >= 0)) {
+                    return;
+                }
+                Thread.yield();
+            }
+        } finally {
+            lock.lock();
+            waiters++;
         }
     }
 

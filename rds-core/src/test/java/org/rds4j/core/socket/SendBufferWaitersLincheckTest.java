@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
 import org.rds4j.core.stack.RdsCounters;
@@ -18,6 +19,9 @@ import org.rds4j.core.util.ConcurrentRun;
  * <p>The senders wait for ever and in one piece (no 100 ms safety net), and the waiting itself,
  * {@link org.rds4j.core.util.WaitQueue}, ends only when a signaller marks the waiter: a park that Lincheck lets return
  * early goes back to sleep. A lost wake-up is then a sender that never ends, which Lincheck reports as a hang.
+ *
+ * <p>A sender that yields before it parks ({@code replySpin}) steps out of the count while it yields and back in
+ * before it looks again; its clock here moves one step per reading, so its window ends after two looks and it parks.
  */
 class SendBufferWaitersLincheckTest {
     private static final int INVOCATIONS = 500;
@@ -26,7 +30,7 @@ class SendBufferWaitersLincheckTest {
     @Test
     void aReleaseWakesTheSenderItMadeRoomFor() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            SendBuffer buffer = new SendBuffer(new RdsCounters(), 2, Long.MAX_VALUE);
+            SendBuffer buffer = new SendBuffer(new RdsCounters(), 2, Long.MAX_VALUE, 0, System::nanoTime);
             assertEquals(0, buffer.tryReserve(2), "the budget taken whole");
             ConcurrentRun.all(
                     () -> reserve(buffer, 1),                 // finds it full and waits
@@ -38,7 +42,7 @@ class SendBufferWaitersLincheckTest {
     @Test
     void twoWaitingSendersBothGetIn() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            SendBuffer buffer = new SendBuffer(new RdsCounters(), 2, Long.MAX_VALUE);
+            SendBuffer buffer = new SendBuffer(new RdsCounters(), 2, Long.MAX_VALUE, 0, System::nanoTime);
             assertEquals(0, buffer.tryReserve(2), "the budget taken whole");
             ConcurrentRun.all(
                     () -> reserve(buffer, 1),
@@ -46,6 +50,19 @@ class SendBufferWaitersLincheckTest {
                     () -> buffer.release(1, 2));
             assertEquals(1, buffer.queuedBytes(), "both waiting senders' messages are in");
             assertEquals(2, buffer.queuedMessages(), "both waiting senders' messages are in");
+        });
+    }
+
+    @Test
+    void aSenderThatYieldsFirstStillGetsWokenOnceItParks() {
+        Lincheck.runConcurrentTest(INVOCATIONS, () -> {
+            AtomicLong clock = new AtomicLong();
+            SendBuffer buffer = new SendBuffer(new RdsCounters(), 2, Long.MAX_VALUE, 2, clock::incrementAndGet);
+            assertEquals(0, buffer.tryReserve(2), "the budget taken whole");
+            ConcurrentRun.all(
+                    () -> reserve(buffer, 1),                 // finds it full, yields for two looks, then parks
+                    () -> buffer.release(1, 2));
+            assertEquals(1, buffer.queuedBytes(), "the yielding sender's message is in, the first one out");
         });
     }
 

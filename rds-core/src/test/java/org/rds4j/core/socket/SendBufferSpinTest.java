@@ -2,16 +2,12 @@ package org.rds4j.core.socket;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.EbadfException;
@@ -29,10 +25,8 @@ import org.rds4j.core.stack.RdsCounters.Counter;
 class SendBufferSpinTest {
     private static final long BUDGET = 100;
     private static final long WINDOW = 1_000;
-    private static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final AtomicLong now = new AtomicLong(1_000_000);
-    private final AtomicLong clockReads = new AtomicLong();
+    private final WatchedWaiter sender = new WatchedWaiter();
     private final RdsCounters counters = new RdsCounters();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final SendBuffer.Owner socket = () -> {
@@ -40,21 +34,14 @@ class SendBufferSpinTest {
             throw new EbadfException("closed by the test");
         }
     };
-    private Thread sender;
 
     @AfterEach
     void stopSender() throws InterruptedException {
-        if (sender != null && sender.isAlive()) {
-            sender.interrupt();
-            sender.join(TimeUnit.NANOSECONDS.toMillis(PATIENCE_NANOS));
-        }
+        sender.stop();
     }
 
     private SendBuffer budget(long window) {
-        SendBuffer b = new SendBuffer(counters, BUDGET, Long.MAX_VALUE, window, () -> {
-            clockReads.incrementAndGet();
-            return now.get();
-        });
+        SendBuffer b = new SendBuffer(counters, BUDGET, Long.MAX_VALUE, window, sender);
         assertEquals(0, b.tryReserve((int) BUDGET), "the budget taken whole by one message");
         return b;
     }
@@ -64,10 +51,7 @@ class SendBufferSpinTest {
         SendBuffer b = budget(WINDOW);
         CompletableFuture<Boolean> in = startSender(b, 10);
         awaitSpinning();
-        for (int i = 0; i < 100; i++) {
-            assertNotParked("its window never ended");
-            Thread.yield();
-        }
+        sender.assertNeverParks("its window never ended");
         b.release(1, BUDGET);
         assertEquals(false, in.get(10, TimeUnit.SECONDS), "10 of 100 bytes in use: no ack asked for");
         assertEquals(10, b.queuedBytes());
@@ -79,7 +63,7 @@ class SendBufferSpinTest {
         SendBuffer b = budget(WINDOW);
         CompletableFuture<Boolean> in = startSender(b, 10);
         awaitSpinning();
-        now.addAndGet(WINDOW);
+        sender.advance(WINDOW);
         awaitParked("the window ended");
         b.release(1, BUDGET);
         in.get(10, TimeUnit.SECONDS);
@@ -93,7 +77,7 @@ class SendBufferSpinTest {
         awaitParked("no window");
         b.release(1, BUDGET);
         in.get(10, TimeUnit.SECONDS);
-        assertEquals(0, clockReads.get(), "a wait without a window is not timed");
+        assertEquals(0, sender.clockReads(), "a wait without a window is not timed");
     }
 
     @Test
@@ -101,7 +85,7 @@ class SendBufferSpinTest {
         SendBuffer b = budget(WINDOW);
         CompletableFuture<Boolean> in = startSender(b, (int) BUDGET);
         awaitSpinning();
-        now.addAndGet(10 * WINDOW);                           // the budget comes back after ten windows
+        sender.advance(10 * WINDOW);                           // the budget comes back after ten windows
         awaitParked("the window ended");
         b.release(1, BUDGET);
         in.get(10, TimeUnit.SECONDS);
@@ -121,38 +105,28 @@ class SendBufferSpinTest {
 
     @Test
     void aCloseWhileTheSenderYieldsEndsItsWaitWithEbadf() throws Exception {
-        SendBuffer b = budget(WINDOW);
-        CompletableFuture<Boolean> in = startSender(b, 10);
-        awaitSpinning();
-        closed.set(true);
-        ExecutionException e = assertThrowsWithin(in);
-        assertInstanceOf(EbadfException.class, e.getCause());
-        assertEquals(BUDGET, b.queuedBytes(), "nothing was taken for the refused message");
+        assertYieldingEndsWith(() -> closed.set(true), EbadfException.class);
     }
 
     @Test
     void anInterruptWhileTheSenderYieldsEndsItsWaitWithEintr() throws Exception {
+        assertYieldingEndsWith(sender::interrupt, EintrException.class);
+    }
+
+    /** While a sender yields for the budget, {@code cause} ends its wait with {@code expected}, nothing taken. */
+    private void assertYieldingEndsWith(Runnable cause, Class<? extends Exception> expected) throws Exception {
         SendBuffer b = budget(WINDOW);
         CompletableFuture<Boolean> in = startSender(b, 10);
         awaitSpinning();
-        sender.interrupt();
+        cause.run();
         ExecutionException e = assertThrowsWithin(in);
-        assertInstanceOf(EintrException.class, e.getCause());
+        assertInstanceOf(expected, e.getCause());
         assertEquals(BUDGET, b.queuedBytes(), "nothing was taken for the refused message");
     }
 
     /** A sender reserving {@code len} bytes, waiting for ever; whether its message asks for an acknowledgement. */
     private CompletableFuture<Boolean> startSender(SendBuffer b, int len) {
-        CompletableFuture<Boolean> in = new CompletableFuture<>();
-        sender = new Thread(() -> {
-            try {
-                in.complete(b.reserve(len, true, 0, socket));
-            } catch (Throwable t) {
-                in.completeExceptionally(t);
-            }
-        }, "budget-spin-sender");
-        sender.start();
-        return in;
+        return sender.start("budget-spin-sender", () -> b.reserve(len, true, 0, socket));
     }
 
     private static ExecutionException assertThrowsWithin(CompletableFuture<Boolean> in) throws Exception {
@@ -166,27 +140,10 @@ class SendBufferSpinTest {
 
     /** Waits until the sender reads the clock in a loop: it yields for the budget. */
     private void awaitSpinning() {
-        long before = clockReads.get();
-        await(() -> clockReads.get() - before > 100, "the sender to yield for the budget, reading the clock");
-    }
-
-    private void assertNotParked(String why) {
-        Thread.State s = sender.getState();
-        assertTrue(s != Thread.State.WAITING && s != Thread.State.TIMED_WAITING, "parked although " + why + ": " + s);
+        sender.awaitYielding("the budget");
     }
 
     private void awaitParked(String why) {
-        await(() -> sender.getState() == Thread.State.WAITING || sender.getState() == Thread.State.TIMED_WAITING,
-                "the sender to park (" + why + ")");
-    }
-
-    private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + PATIENCE_NANOS;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("waited 10 s for " + what);
-            }
-            Thread.yield();
-        }
+        sender.awaitParked(why);
     }
 }

@@ -32,6 +32,7 @@ import org.rds4j.RdsSocket;
 import org.rds4j.RdsSocketOptions;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
+import org.rds4j.RdsStackInfo;
 import org.rds4j.RdsTlsConfig;
 import org.rds4j.core.stack.CoreStack;
 import org.rds4j.core.path.Connection;
@@ -128,16 +129,33 @@ class KernelInteropTest {
         }
     }
 
-    /** What both ends know, for a failure message: rds4j's counters and paths, the kernel's connections. */
+    /**
+     * The guest's side of a failure: its RDS connections and counters, the TCP queues of its RDS/TCP sockets, and the
+     * kernel stacks of its tasks that are blocked (state D) or inside RDS, so that a kernel that stopped sending can
+     * be told from an rds4j that stopped reading. /proc/PID/stack, rather than a sysrq dump: the kernel log stays
+     * free of call traces, which the check after each scenario reads as a complaint.
+     */
+    private static final String GUEST_STATE = "rdsagent conns; rdsagent counters | grep -v '=0$'; "
+            + "echo '-- TCP (netstat -tn)'; netstat -tn | grep ':16385'; "
+            + "echo '-- tasks blocked or in RDS'; for d in /proc/[0-9]*; do "
+            + "st=$(cat $d/stack 2>/dev/null) || continue; s=$(cut -d' ' -f3 $d/stat 2>/dev/null); "
+            + "case \"$s $st\" in D*|*rds_*) echo \"$(cat $d/comm) pid ${d#/proc/} state $s\"; echo \"$st\";; esac; "
+            + "done";
+
+    /**
+     * What both ends know, for a failure message: rds4j's counters, connections (read on their I/O threads: each
+     * path's sequence numbers and queues, and whether the connection stopped reading) and sockets, rds4j's TCP queues
+     * on the RDS port ({@code ss}: a Recv-Q that grows while a reader waits would be rds4j not reading), and the
+     * guest's state ({@link #GUEST_STATE}).
+     */
     private static String diagnostics(RdsStack stack) {
-        StringBuilder sb = new StringBuilder("rds4j counters: ").append(stack.counters()).append('\n');
-        for (Connection c : ((CoreStack) stack).connections()) {
-            for (int i = 0; i < c.pathCount(); i++) {
-                sb.append("rds4j ").append(c.path(i)).append('\n');
-            }
-        }
-        sb.append("kernel:\n").append(Guest.run("rdsagent conns; rdsagent counters | grep -v '=0$'",
-                Duration.ofSeconds(30)).output());
+        RdsStackInfo info = stack.info();
+        StringBuilder sb = new StringBuilder("rds4j counters: ").append(info.counters()).append('\n');
+        info.connections().forEach(c -> sb.append("rds4j ").append(c).append('\n'));
+        info.sockets().forEach(s -> sb.append("rds4j ").append(s).append('\n'));
+        sb.append("rds4j TCP (ss -tnmi):\n").append(Guest.exec(List.of("ss", "-tnmi", "( sport = :16385 or dport = "
+                + ":16385 )"), Duration.ofSeconds(10)).output());
+        sb.append("kernel:\n").append(Guest.run(GUEST_STATE, Duration.ofSeconds(30)).output());
         return sb.toString();
     }
 

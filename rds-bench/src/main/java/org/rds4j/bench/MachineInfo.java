@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
-/** What the report records about where it ran: CPUs, memory, OS and kernel, JDK, and the git commit. */
+/**
+ * What the report records about where it ran: CPUs, memory, OS and kernel, the kernel's TCP settings that move the
+ * TCP cells, JDK, and the git commit.
+ */
 final class MachineInfo {
     private MachineInfo() {
     }
@@ -24,10 +27,36 @@ final class MachineInfo {
         out.add("OS: " + firstValue(Path.of("/etc/os-release"), "PRETTY_NAME", '=').map(s -> s.replace("\"", ""))
                 .orElse(System.getProperty("os.name")) + ", kernel " + System.getProperty("os.name") + " "
                 + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+        tcp().ifPresent(t -> out.add("TCP: " + t));
         out.add("JDK: " + System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.runtime.version"));
         out.add("git commit: " + gitCommit(checkout));
         return out;
+    }
+
+    /**
+     * Linux's congestion control and socket buffer limits, which every TCP contender runs with (none sets its own
+     * algorithm): on the project's 2-core machine {@code nio-packed} moved about four times as many 64 KiB messages
+     * with cubic as with BBR.
+     */
+    private static java.util.Optional<String> tcp() {
+        java.util.Optional<String> cc = sysctl("net/ipv4/tcp_congestion_control");
+        if (cc.isEmpty()) {
+            return cc;
+        }
+        return java.util.Optional.of("congestion control " + cc.get() + ", tcp_wmem "
+                + sysctl("net/ipv4/tcp_wmem").orElse("unknown") + ", tcp_rmem "
+                + sysctl("net/ipv4/tcp_rmem").orElse("unknown"));
+    }
+
+    private static java.util.Optional<String> sysctl(String name) {
+        try {
+            // One buffered read: a sysctl file read in pieces (as Files.readString does it) ends after its first byte.
+            String value = String.join(" ", Files.readAllLines(Path.of("/proc/sys", name), StandardCharsets.UTF_8));
+            return java.util.Optional.of(value.trim().replaceAll("\\s+", " "));
+        } catch (IOException | RuntimeException e) {
+            return java.util.Optional.empty();              // not Linux, or not readable: left out
+        }
     }
 
     private static java.util.Optional<String> firstValue(Path file, String key, char separator) {

@@ -8,9 +8,10 @@ import org.rds4j.core.wire.HeaderEncoder;
 /**
  * One transmit pass of a path, the kernel's {@code rds_send_xmit}: the congestion map first if one is due, then
  * queued messages while the sink has room, each framed with the path's current h_ack. A pass is bounded, so one busy
- * path cannot keep its I/O thread from the other connections it serves. Runs on the connection's I/O thread, which
- * owns the path; allocates nothing. Also the bookkeeping around the passes: the map due, the catch-up hold, and the ping when
- * everything written has left and the peer does not acknowledge by itself.
+ * path cannot keep its I/O thread from the other connections' passes: the rest is a pass of its own, which the
+ * transport runs after those already asked for. Runs on the connection's I/O thread, which owns the path; allocates
+ * nothing. Also the bookkeeping around the passes: the map due, the catch-up hold, and the ping when everything
+ * written has left and the peer does not acknowledge by itself.
  */
 final class PathTransmitter {
     /** Bytes one transmit pass writes at most before it yields the I/O thread to other connections. */
@@ -81,7 +82,7 @@ final class PathTransmitter {
             }
         }
         if (pass(sink, queue, acks, map, path.receiver().ackValue(), connection.peerAcks().acknowledges())) {
-            pc.requestTransmit();                 // bounded pass: the rest after the thread's other work
+            pc.requestTransmit();                 // bounded pass: the rest after the other connections' passes
         }
         if (wroteSocketData) {
             wroteSocketData = false;

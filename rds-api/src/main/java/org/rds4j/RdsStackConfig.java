@@ -185,7 +185,8 @@ public final class RdsStackConfig {
      *
      * <p>A blocking send that finds its send budget full waits the same way, in either mode: the budget comes back
      * with the peer's acknowledgement, which the message sent at half the budget asked for, so it yields for up to
-     * this long while its socket's budget waits lately ended within it on average, then parks.
+     * this long while its socket's budget waits lately ended within a quarter of it on average, then parks (longer
+     * waits, such as a stream of small messages' fill of the budget, cost more yielding than the wake-up it saves).
      *
      * <p>Only with more than one processor. 200 µs unless set; {@link Duration#ZERO} always parks.
      *

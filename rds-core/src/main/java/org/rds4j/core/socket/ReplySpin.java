@@ -14,7 +14,8 @@ package org.rds4j.core.socket;
  * the last wait (a one-way stream's) always parks at once.
  *
  * <p>A sender waiting for budget always waits for the peer, so it asks only {@link #worthSpinning()} and reports
- * each wait with {@link #replied}, as a reader does for a reply.
+ * each wait with {@link #replied}, as a reader does for a reply; it yields only while the waits average under a
+ * quarter of the window ({@link SendBuffer#WORTH_SPINNING_SHARE}).
  *
  * <p>State of one socket's receive queue or send budget, used under that one's lock; what a single wait needs (when
  * it began) is the waiting thread's own.
@@ -27,19 +28,36 @@ final class ReplySpin {
     private static final int SMOOTHING_SHIFT = 2;
 
     private final long windowNanos;
+    /** The longest smoothed wait for which yielding still pays. */
+    private final long worthNanos;
     /** The socket's send count when a reader last began to wait. */
     private int sendsAtWait;
     /** The smoothed time a wait for a reply took, in nanoseconds. */
     private long replyNanos;
 
     /**
+     * Yields while the waits average within the window.
+     *
      * @param windowNanos the longest yield before parking; 0 never yields
      */
     ReplySpin(long windowNanos) {
+        this(windowNanos, windowNanos);
+    }
+
+    /**
+     * @param windowNanos the longest yield before parking; 0 never yields
+     * @param worthNanos  the longest smoothed wait for which a wait still begins by yielding, at most the window
+     */
+    ReplySpin(long windowNanos, long worthNanos) {
         if (windowNanos < 0) {
             throw new IllegalArgumentException("the window cannot be negative, was " + windowNanos);
         }
+        if (worthNanos < 0 || worthNanos > windowNanos) {
+            throw new IllegalArgumentException("the wait worth yielding for must be 0 to the window (" + windowNanos
+                    + " ns), was " + worthNanos);
+        }
         this.windowNanos = windowNanos;
+        this.worthNanos = worthNanos;
     }
 
     /** The longest a reader yields before it parks; 0 if it never does. */
@@ -61,9 +79,12 @@ final class ReplySpin {
         return sent;
     }
 
-    /** Whether a reader waiting for a reply should yield before parking: the replies lately came within the window. */
+    /**
+     * Whether a thread waiting for its peer should yield before parking: the waits lately ended within the window (a
+     * reader's) or within the share of it given (a sender's), on average.
+     */
     boolean worthSpinning() {
-        return windowNanos > 0 && replyNanos <= windowNanos;
+        return windowNanos > 0 && replyNanos <= worthNanos;
     }
 
     /** A wait for a reply ended after {@code waitedNanos}: a message came, or the receive's timeout ran out first. */

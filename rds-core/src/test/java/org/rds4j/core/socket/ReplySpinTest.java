@@ -48,6 +48,20 @@ class ReplySpinTest {
         assertTrue(spin.worthSpinning());
     }
 
+    @Test
+    void aShareOfTheWindowYieldsOnlyWhileWaitsAverageWithinThatShare() {
+        ReplySpin spin = new ReplySpin(1_000, 250);
+        assertTrue(spin.worthSpinning(), "no wait timed yet: worth a try");
+        spin.replied(1_004);                                  // a quarter of it: just past the share
+        assertEquals(251, spin.replyNanos());
+        assertFalse(spin.worthSpinning(), "waits within the window, but past the share, on average");
+        assertEquals(1_000, spin.window(), "a wait that does yield still yields for the whole window");
+        spin.replied(0);
+        assertTrue(spin.worthSpinning(), "a fast wait brings the average back within the share");
+        assertThrows(IllegalArgumentException.class, () -> new ReplySpin(1_000, 1_001));
+        assertThrows(IllegalArgumentException.class, () -> new ReplySpin(1_000, -1));
+    }
+
     @Property(tries = 200)
     void theAverageStaysBetweenTheFastestAndSlowestReply(@ForAll long seed,
                                                          @ForAll @LongRange(min = 1, max = 1_000_000) long window) {

@@ -17,10 +17,10 @@ import org.rds4j.core.stack.RdsCounters.Counter;
 
 /**
  * A blocking sender that finds its send budget full ({@link SendBuffer} with a {@link ReplySpin} window): it yields
- * instead of parking until the window ends, then parks; once budget waits took longer than the window on average it
- * parks at once, until fast waits bring the yielding back. The clock is virtual, so a window never ends unless the
- * test moves it: a sender that yields when it should park is never seen parked, and one that parks when it should
- * yield is.
+ * instead of parking until the window ends, then parks; once budget waits took longer than a quarter of the window
+ * on average it parks at once, until fast waits bring the yielding back. The clock is virtual, so a window never ends
+ * unless the test moves it: a sender that yields when it should park is never seen parked, and one that parks when
+ * it should yield is.
  */
 class SendBufferSpinTest {
     private static final long BUDGET = 100;
@@ -89,10 +89,11 @@ class SendBufferSpinTest {
         awaitParked("the window ended");
         b.release(1, BUDGET);
         in.get(10, TimeUnit.SECONDS);
-        // Each wait now ends at once, taking a quarter off the average: 1875, 1407, 1056, 792 (within the window).
-        for (int round = 2; round <= 5; round++) {
+        // The average is 2500; each parked wait now ends at once, taking a quarter off it: 1875, 1406, 1054, 790, 592,
+        // 444, 333, then 249, within a quarter of the window.
+        for (int round = 2; round <= 9; round++) {
             in = startSender(b, (int) BUDGET);
-            awaitParked("round " + round + ": budget waits lately took longer than the window");
+            awaitParked("round " + round + ": budget waits lately took longer than a quarter of the window");
             b.release(1, BUDGET);
             in.get(10, TimeUnit.SECONDS);
         }
@@ -101,6 +102,31 @@ class SendBufferSpinTest {
         b.release(1, BUDGET);
         in.get(10, TimeUnit.SECONDS);
         assertEquals(BUDGET, b.queuedBytes(), "every sender got in, one after another");
+    }
+
+    @Test
+    void waitsWithinTheWindowButLongerThanAQuarterOfItMakeSendersParkAtOnce() throws Exception {
+        SendBuffer b = budget(WINDOW);
+        CompletableFuture<Boolean> in = startSender(b, (int) BUDGET);
+        awaitSpinning();
+        sender.advance(WINDOW / 2);                            // half a window: the sender still yields
+        sender.assertNeverParks("half its window is left");
+        b.release(1, BUDGET);
+        in.get(10, TimeUnit.SECONDS);
+        // One wait of half a window, counted for a quarter, puts the average at an eighth of the window (125): still
+        // worth yielding. Two more such waits take it past a quarter (218, 288), and the next sender parks at once.
+        for (int round = 2; round <= 3; round++) {
+            in = startSender(b, (int) BUDGET);
+            awaitSpinning();
+            sender.advance(WINDOW / 2);
+            b.release(1, BUDGET);
+            in.get(10, TimeUnit.SECONDS);
+        }
+        in = startSender(b, (int) BUDGET);
+        awaitParked("budget waits of half the window, on average past a quarter of it");
+        b.release(1, BUDGET);
+        in.get(10, TimeUnit.SECONDS);
+        assertEquals(BUDGET, b.queuedBytes());
     }
 
     @Test

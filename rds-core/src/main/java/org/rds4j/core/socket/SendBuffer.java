@@ -64,7 +64,6 @@ public final class SendBuffer {
      * of room (a release wakes it). The model-checked test waits for ever, so that the net cannot hide a lost wake-up.
      */
     private final long waitSliceNanos;
-    /** How long a sender waiting for budget yields before it parks, and whether it still pays; under the lock. */
     /**
      * A sender yields for the budget only while budget waits average under the window divided by this. A stream of
      * 64-byte messages waits 50 to 100 µs at a time against the default 200 µs window: yielding through such waits
@@ -73,6 +72,7 @@ public final class SendBuffer {
      */
     static final int WORTH_SPINNING_SHARE = 4;
 
+    /** How long a sender waiting for budget yields before it parks, and whether it still pays; under the lock. */
     private final ReplySpin spin;
     /** Times budget waits (a test's virtual clock). */
     private final LongSupplier clock;

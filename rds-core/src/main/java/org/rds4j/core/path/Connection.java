@@ -7,8 +7,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.spi.CallerPoll;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.TransportConnection;
@@ -92,6 +94,7 @@ public final class Connection implements SendTarget {
         this.transportName = transportName;
         this.transport = transport;
         this.owner = transport.ioThread(local, peer);
+        this.callerIo = transport.callerIo();
         this.env = env;
         this.localMap = env.localMap(local);
         this.peerMap = peerMap;
@@ -260,7 +263,12 @@ public final class Connection implements SendTarget {
         if (retired) {
             return null;                           // the stack looks the peer up again
         }
-        return placement.accept(tc);
+        boolean acquired = enter();
+        try {
+            return placement.accept(tc);
+        } finally {
+            exit(acquired);
+        }
     }
 
     /**
@@ -268,7 +276,12 @@ public final class Connection implements SendTarget {
      * {@link PathPlacement#peerPoked}). Called on the refused connection's I/O thread.
      */
     public void peerPoked() {
-        placement.peerPoked();
+        boolean acquired = enter();
+        try {
+            placement.peerPoked();
+        } finally {
+            exit(acquired);
+        }
     }
 
     /**
@@ -361,6 +374,144 @@ public final class Connection implements SendTarget {
         return owner.inThread();
     }
 
+    // ---- the holder: under caller I/O, ownership passes by a flag ----
+    //
+    // Without caller I/O the I/O thread owns the connection outright and these methods do nothing. With it
+    // (TransportInstance#callerIo: busy-poll over TCP) an application thread may read a path's socket or run a pass in
+    // its own thread; it does so only holding the flag, which the I/O thread takes too, around every handler call and
+    // task. A pass asked for while another thread holds the flag is run by that thread as it lets go.
+
+    /** Whether application threads may do this connection's socket I/O; fixed for the connection's life. */
+    private final boolean callerIo;
+    /** The thread that holds the connection's state, or null; under caller I/O only. */
+    private final AtomicReference<Thread> holder = new AtomicReference<>();
+    /** A pass in the caller's thread is owed: whoever holds the flag when it lets go runs it. */
+    private volatile boolean passWanted;
+
+    /** Whether application threads may read and write this connection's sockets themselves. */
+    boolean callerIo() {
+        return callerIo;
+    }
+
+    /**
+     * Takes the flag, waiting for an application thread that holds it to let go (one poll or one pass); nothing
+     * without caller I/O. Returns whether it took it, false if this thread held it already.
+     */
+    boolean enter() {
+        if (!callerIo) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        if (holder.get() == me) {
+            return false;
+        }
+        for (int spins = 0; !holder.compareAndSet(null, me); spins++) {
+            if (spins < ENTER_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        return true;
+    }
+
+    /** Spins before an I/O thread waiting for the flag yields: an application thread holds it for one read or pass. */
+    private static final int ENTER_SPINS = 100;
+
+    /** Takes the flag if it is free; an application thread never waits for it. */
+    private boolean tryEnter() {
+        return holder.compareAndSet(null, Thread.currentThread());
+    }
+
+    boolean heldByMe() {
+        return callerIo && holder.get() == Thread.currentThread();
+    }
+
+    /**
+     * Lets the flag go if {@link #enter} or {@link #tryEnter} took it, first running the passes owed in this thread.
+     * A pass asked for after the last look but before the release is seen in the look after it: whoever set
+     * {@link #passWanted} then tried the flag after this thread released it, or this thread sees the request.
+     */
+    void exit(boolean acquired) {
+        if (!acquired) {
+            return;
+        }
+        Thread me = Thread.currentThread();
+        while (true) {
+            if (passWanted) {
+                passWanted = false;
+                transmitInCaller();
+                continue;
+            }
+            holder.set(null);
+            if (!passWanted || !holder.compareAndSet(null, me)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * A pass on path {@code p} in the calling thread: now if the connection is free, else by the thread that holds it,
+     * as it lets go. Caller I/O only; any thread.
+     */
+    void wantPass(ConnectionPath p) {
+        p.callerPassWanted = true;
+        passWanted = true;
+        if (tryEnter()) {
+            exit(true);
+        }
+    }
+
+    private void transmitInCaller() {
+        for (ConnectionPath p : paths) {
+            if (p.callerPassWanted) {
+                p.callerPassWanted = false;
+                p.transmitInCaller();
+            }
+        }
+    }
+
+    /**
+     * Reads what path {@code p}'s socket holds in the calling thread, if the connection is free (else whoever holds it
+     * is working on it): a busy-polling reader's or a budget waiter's poll, or the path's maintenance turn.
+     */
+    void poll(ConnectionPath p, CallerPoll why) {
+        boolean acquired;
+        if (heldByMe()) {
+            acquired = false;
+        } else if (tryEnter()) {
+            acquired = true;
+        } else {
+            return;
+        }
+        try {
+            p.pollOwned(why);
+        } finally {
+            exit(acquired);
+        }
+    }
+
+    /**
+     * A budget waiter's poll: reads the socket of the path a message from {@code sourcePort} takes, if that path is
+     * read by callers now (otherwise the I/O thread reads its acknowledgements). Any thread, caller I/O only.
+     */
+    public void pollForBudget(int sourcePort) {
+        if (callerIo) {
+            poll(paths[laneOf(sourcePort, lanes())], CallerPoll.BUDGET);
+        }
+    }
+
+    private Runnable owned(Runnable task) {
+        return callerIo ? () -> {
+            boolean acquired = enter();
+            try {
+                task.run();
+            } finally {
+                exit(acquired);
+            }
+        } : task;
+    }
+
     /**
      * For {@code assert}: true on the owning thread, else an {@link AssertionError} naming the thread that broke the
      * rule. Every method that changes a path's state starts with {@code assert connection.ownerOnly()}.
@@ -368,7 +519,7 @@ public final class Connection implements SendTarget {
      * @return true
      */
     boolean ownerOnly() {
-        if (!owner.inThread()) {
+        if (callerIo ? holder.get() != Thread.currentThread() : !owner.inThread()) {
             throw new AssertionError(this + ": path state touched on thread " + Thread.currentThread().getName()
                     + ", which does not own it (docs/threading.md)");
         }
@@ -383,7 +534,7 @@ public final class Connection implements SendTarget {
      */
     void execute(Runnable task) {
         try {
-            owner.execute(task);
+            owner.execute(owned(task));
         } catch (RejectedExecutionException e) {
             log.debug("{}: the transport is closed; not running {}", this, task);
         }
@@ -397,7 +548,7 @@ public final class Connection implements SendTarget {
      */
     void runOnOwner(Runnable task) {
         if (owner.inThread()) {
-            task.run();
+            owned(task).run();
         } else {
             execute(task);
         }
@@ -431,15 +582,23 @@ public final class Connection implements SendTarget {
      */
     public <T> T call(Supplier<T> query, T ifClosed) {
         if (owner.inThread()) {
-            return query.get();
+            boolean acquired = enter();
+            try {
+                return query.get();
+            } finally {
+                exit(acquired);
+            }
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
             owner.execute(() -> {
+                boolean acquired = enter();
                 try {
                     result.complete(query.get());
                 } catch (RuntimeException | Error e) {
                     result.completeExceptionally(e);
+                } finally {
+                    exit(acquired);
                 }
             });
         } catch (RejectedExecutionException e) {

@@ -2,8 +2,9 @@ package org.rds4j.core.path;
 
 import java.nio.ByteBuffer;
 import org.rds4j.RdsPathInfo;
-import org.rds4j.core.stack.RdsCounters.Counter;
+import org.rds4j.core.spi.CallerPoll;
 import org.rds4j.core.spi.TransportConnection;
+import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.util.CoalescingTask;
 import org.rds4j.core.wire.RdsHeader;
 import org.slf4j.Logger;
@@ -33,6 +34,11 @@ public final class ConnectionPath {
     private static final Logger log = LoggerFactory.getLogger(ConnectionPath.class);
     /** The source port of the kernel's multipath probe ping ({@code RDS_FLAG_PROBE_PORT}). */
     public static final int PROBE_PORT = PingHandler.PROBE_PORT;
+    /**
+     * The largest reply whose pass runs in the sender's thread under caller I/O: larger ones go to the I/O thread,
+     * whose sink lends a large payload to the write rather than copying what the socket did not take.
+     */
+    static final int CALLER_PASS_MAX = 64 * 1024;
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
 
     private final Connection connection;
@@ -187,7 +193,12 @@ public final class ConnectionPath {
         // down after this read, closed() takes the inbox in after setting DOWN, so it sees the message.
         PathConnection pc = current;
         if (state == PathState.UP && pc != null) {
-            pc.requestTransmit();
+            if (connection.callerIo() && m.length() <= CALLER_PASS_MAX && m.owner() != null
+                    && m.owner().sendsInCaller()) {
+                connection.wantPass(this);                // a reply: its own pass, in this thread (decision 0031)
+            } else {
+                pc.requestTransmit();
+            }
             return;
         }
         // The message stays in the inbox, unnumbered, until the path is up: the probe of a new connection is numbered
@@ -267,6 +278,44 @@ public final class ConnectionPath {
             if (index == 0 && connection.multipath().path0Progress(queue)) {
                 connection.caughtUp();                // lock-free kicks of the other paths
             }
+        }
+    }
+
+    /**
+     * Under caller I/O, a pass in the thread that holds the connection is owed on this path: set before the
+     * connection's own flag ({@link Connection#wantPass}), cleared by the holder before it runs the pass.
+     */
+    volatile boolean callerPassWanted;
+
+    /** Holding the connection's flag in an application thread: this path's pass, written in this thread. */
+    void transmitInCaller() {
+        PathConnection pc = current;
+        if (state == PathState.UP && pc != null) {
+            pc.transmitInCaller();
+        }
+    }
+
+    /**
+     * Reads this path's socket in the calling thread if the connection is free: a busy-polling receive's poll, for a
+     * socket this path delivered to last. Any thread, caller I/O only.
+     */
+    public void pollAsReader() {
+        connection.poll(this, CallerPoll.READER);
+    }
+
+    /**
+     * A socket this path delivered to gets its messages from another path now: reading goes back to the I/O thread
+     * if the connection is free (else at the path's next maintenance turn). Caller I/O only.
+     */
+    public void releaseReading() {
+        connection.poll(this, CallerPoll.RELEASE);
+    }
+
+    /** Holding the connection: reads this path's socket in the calling thread ({@link CallerPoll}). */
+    void pollOwned(CallerPoll why) {
+        PathConnection pc = current;
+        if (pc != null) {
+            pc.readInCaller(why);
         }
     }
 

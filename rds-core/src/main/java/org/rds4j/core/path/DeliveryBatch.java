@@ -79,8 +79,18 @@ final class DeliveryBatch {
         used = 0;
     }
 
+    /** Under caller I/O, the path whose reads gather into this batch: its sockets' busy-polling readers poll it. */
+    private ConnectionPath source;
+
+    void source(ConnectionPath path) {
+        source = path.connection().callerIo() ? path : null;
+    }
+
     private void flush(int i) {
         MessageReceiver r = receivers[i];
+        if (source != null) {
+            r.deliveredBy(source);
+        }
         Arrival first = firsts[i];
         Arrival last = lasts[i];
         firsts[i] = null;

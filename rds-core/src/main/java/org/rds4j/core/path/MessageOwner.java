@@ -60,4 +60,15 @@ public interface MessageOwner {
     default org.rds4j.core.spi.OffHeapMemory offHeap() {
         return null;
     }
+
+    /**
+     * Under caller I/O: whether the send in progress runs its path's pass in the sending thread. A socket's first send
+     * since its last receive does (a reply, or the next request after an answer); its further sends go to the I/O
+     * thread, where they batch (decision 0031). Read by the sending thread right after it queued the message.
+     *
+     * @return whether the sending thread transmits
+     */
+    default boolean sendsInCaller() {
+        return false;
+    }
 }

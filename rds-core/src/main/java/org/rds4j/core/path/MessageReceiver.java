@@ -44,4 +44,13 @@ public interface MessageReceiver {
      * @param bytes their payload bytes in all
      */
     void deliver(Arrival first, Arrival last, int count, long bytes);
+
+    /**
+     * Under caller I/O, before each delivery: the path delivering, which the socket's busy-polling readers poll
+     * ({@link ConnectionPath#pollAsReader}) while they wait. On the path's holder.
+     *
+     * @param path the delivering path
+     */
+    default void deliveredBy(ConnectionPath path) {
+    }
 }

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.spi.CallerPoll;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.ReadTarget;
@@ -93,6 +94,7 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
 
     PathConnection(ConnectionPath path) {
         this.path = path;
+        batch.source(path);
         this.decoder = new FrameDecoder(path.connection().env().maxPayload());
         this.budget = path.connection().receiveBudget();
     }
@@ -113,7 +115,19 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
     void requestTransmit() {
         TransportConnection tc = transport;
         if (tc != null) {
+            if (path.connection().heldByMe() && !path.connection().inOwner()) {
+                path.connection().wantPass(path);       // an application thread's: run as it lets the connection go
+                return;
+            }
             tc.requestTransmit();
+        }
+    }
+
+    /** Holding the connection under caller I/O: reads the socket in this thread ({@link CallerPoll}). */
+    void readInCaller(CallerPoll why) {
+        TransportConnection tc = transport;
+        if (tc != null && tc.readInCaller(why) > 0) {
+            path.connection().env().statistics().increment(Counter.CALLER_READS);
         }
     }
 
@@ -167,17 +181,36 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
 
     @Override
     public void onConnected(TransportConnection connection) {
-        attach(connection);
-        path.connector().connected(this, connection);
+        boolean acquired = path.connection().enter();
+        try {
+            attach(connection);
+            path.connector().connected(this, connection);
+        } finally {
+            path.connection().exit(acquired);
+        }
     }
 
     @Override
     public void onConnectFailed(Throwable cause) {
-        path.connector().connectFailed(this, cause);
+        boolean acquired = path.connection().enter();
+        try {
+            path.connector().connectFailed(this, cause);
+        } finally {
+            path.connection().exit(acquired);
+        }
     }
 
     @Override
     public void onBytes(ByteBuffer data) {
+        boolean acquired = path.connection().enter();
+        try {
+            onBytesOwned(data);
+        } finally {
+            path.connection().exit(acquired);
+        }
+    }
+
+    private void onBytesOwned(ByteBuffer data) {
         long before = beginRead();
         try {
             decoder.decode(data, this);
@@ -201,6 +234,15 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
      */
     @Override
     public ReadTarget readTarget() {
+        boolean acquired = path.connection().enter();
+        try {
+            return readTargetOwned();
+        } finally {
+            path.connection().exit(acquired);
+        }
+    }
+
+    private ReadTarget readTargetOwned() {
         ByteBuffer t = decoder.payloadTarget();
         if (t == null || !t.isDirect() || pending == null || pendingInRun) {
             return null;
@@ -214,6 +256,15 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
 
     @Override
     public void onBytesReadInPlace(int n) {
+        boolean acquired = path.connection().enter();
+        try {
+            onBytesReadInPlaceOwned(n);
+        } finally {
+            path.connection().exit(acquired);
+        }
+    }
+
+    private void onBytesReadInPlaceOwned(int n) {
         try {
             decoder.decodedInPlace(n, this);
         } catch (RdsProtocolException e) {
@@ -422,16 +473,63 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
 
     @Override
     public void transmit(FrameSink sink) {
-        path.transmitter().transmit(this, sink);
+        boolean acquired = path.connection().enter();
+        try {
+            path.transmitter().transmit(this, sink);
+        } finally {
+            try {
+                if (path.connection().callerIo()) {
+                    sink.endPass();                 // its writes reach Netty before an application thread may write
+                }
+            } finally {
+                path.connection().exit(acquired);
+            }
+        }
+    }
+
+    /**
+     * A pass in the application thread that holds the connection under caller I/O, into the transport's caller sink;
+     * the I/O thread's if the transport cannot take one now (bytes of its own still unwritten).
+     */
+    void transmitInCaller() {
+        TransportConnection tc = transport;
+        if (tc == null) {
+            return;
+        }
+        FrameSink sink = tc.callerSink();
+        if (sink == null) {
+            tc.requestTransmit();
+            return;
+        }
+        path.connection().env().statistics().increment(Counter.CALLER_PASSES);
+        try {
+            path.transmitter().transmit(this, sink);
+        } finally {
+            sink.endPass();
+        }
     }
 
     @Override
     public void onTransmitted(long streamOffset) {
-        path.transmitter().transmitted(this, streamOffset);
+        boolean acquired = path.connection().enter();
+        try {
+            path.transmitter().transmitted(this, streamOffset);
+        } finally {
+            path.connection().exit(acquired);
+        }
     }
 
     @Override
     public void onClosed(Throwable cause) {
+        boolean acquired = path.connection().enter();
+        try {
+            onClosedOwned(cause);
+        } finally {
+            path.connection().exit(acquired);
+        }
+    }
+
+    private void onClosedOwned(Throwable cause) {
         if (pending != null) {
             if (pendingInRun) {
                 pending.runSlotDropped();           // the run belongs to the read's batch, not to this message

@@ -1,6 +1,7 @@
 package org.rds4j.core.path;
 
 import java.util.concurrent.TimeUnit;
+import org.rds4j.core.spi.CallerPoll;
 import org.rds4j.core.stack.RdsCounters.Counter;
 
 /**
@@ -50,6 +51,9 @@ final class PathMaintenance {
     }
 
     private void run() {
+        if (path.connection().callerIo()) {
+            path.pollOwned(CallerPoll.MAINTENANCE);   // hands reading back if no reader polled since the last turn
+        }
         PathConnection kick = null;
         PathConnection dead = null;
         PathConnection stalled = null;

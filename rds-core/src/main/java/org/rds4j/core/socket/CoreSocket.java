@@ -30,6 +30,7 @@ import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.cong.CongestionMonitor;
 import org.rds4j.core.path.Arrival;
 import org.rds4j.core.path.Connection;
+import org.rds4j.core.path.ConnectionPath;
 import org.rds4j.core.path.MessageOwner;
 import org.rds4j.core.path.MessagePool;
 import org.rds4j.core.path.MessageReceiver;
@@ -67,6 +68,8 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     private volatile boolean closed;
     private volatile boolean blocking = true;
+    /** The stack's busy-poll: blocking waits poll instead of parking. */
+    private final boolean busyPoll;
     private volatile InetSocketAddress local;
     private volatile TransportBinding transport;
     /** The connections from the bound address over the socket's transport, by peer: the send path's lookup. */
@@ -101,6 +104,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         this.stack = stack;
         this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2,
                 stack.config().replySpin().toNanos());
+        this.busyPoll = stack.config().busyPoll();
         this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll(),
                 stack.config().replySpin().toNanos(), stack.statistics());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
@@ -179,6 +183,8 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
             throws IOException {
         checkOpen();
         sends++;
+        sendInCaller = !sentSinceReceive;
+        sentSinceReceive = true;
         InetSocketAddress from = local;
         if (from == null) {
             throw new EnotconnException("bind the socket to a local address before sending");
@@ -401,20 +407,60 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
 
     @Override
     public RdsDatagram receive() throws IOException {
-        return reader.receive(blocking);
+        RdsDatagram d = reader.receive(blocking);
+        sentSinceReceive = false;
+        return d;
     }
 
     @Override
     public Optional<RdsDatagram> receive(Duration timeout) throws IOException {
         Objects.requireNonNull(timeout, "timeout is null: pass the longest wait (Duration.ZERO does not wait)");
-        return reader.receive(timeout);
+        Optional<RdsDatagram> d = reader.receive(timeout);
+        sentSinceReceive = false;
+        return d;
     }
 
     @Override
     public int receive(ByteBuffer dst, RdsMessageInfo info, int flags) throws IOException {
         Objects.requireNonNull(dst, "dst is null: pass a ByteBuffer with room for the payload");
         Objects.requireNonNull(info, "info is null: pass an RdsMessageInfo to fill in (one may serve every call)");
-        return reader.receive(dst, info, flags, blocking);
+        int n = reader.receive(dst, info, flags, blocking);
+        sentSinceReceive = false;
+        return n;
+    }
+
+    // ---- caller I/O (busy-poll over TCP, decision 0031) ----
+    //
+    // A hint kept by the sending and receiving threads without synchronization: with several threads sending on one
+    // socket a send may be taken for a reply when it is not, which costs it only a pass of its own.
+
+    /** Whether this socket sent since its last receive returned. */
+    private boolean sentSinceReceive;
+    /** Whether the send in progress is the first since the last receive. */
+    private boolean sendInCaller;
+
+    @Override
+    public boolean sendsInCaller() {
+        return sendInCaller;
+    }
+
+    @Override
+    public boolean pollsForBudget() {
+        return busyPoll;
+    }
+
+    @Override
+    public void pollForBudget() {
+        Connection c = lastConnection;
+        InetSocketAddress from = local;
+        if (c != null && from != null) {
+            c.pollForBudget(from.getPort());
+        }
+    }
+
+    @Override
+    public void deliveredBy(ConnectionPath path) {
+        receiveQueue.deliveredBy(path);
     }
 
     @Override

@@ -14,6 +14,7 @@ import org.rds4j.RdsDatagram;
 import org.rds4j.RdsMessageInfo;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.path.Arrival;
+import org.rds4j.core.path.ConnectionPath;
 import org.rds4j.core.path.PeerReceiveBudget;
 import org.rds4j.core.path.PostedBuffer;
 import org.rds4j.core.util.GrowingPool;
@@ -484,6 +485,20 @@ public final class ReceiveQueue {
         }
     }
 
+    /** Under caller I/O, the path that delivered here last: a busy-polling reader polls its socket while it waits. */
+    private volatile ConnectionPath deliveredBy;
+
+    /** Under caller I/O, before each delivery, on the delivering path's holder; a plain store unless it changed. */
+    void deliveredBy(ConnectionPath path) {
+        ConnectionPath old = deliveredBy;
+        if (old != path) {
+            deliveredBy = path;
+            if (old != null) {
+                old.releaseReading();               // its readers moved on: its socket is the I/O thread's again
+            }
+        }
+    }
+
     /**
      * Called and returning under the lock: polls without it until something can be taken, {@code until} passes
      * ({@code Long.MAX_VALUE}: never) or the socket closes, yielding the core between checks. Busy-poll waits so for
@@ -503,6 +518,13 @@ public final class ReceiveQueue {
                 }
                 if (until != Long.MAX_VALUE && clock.getAsLong() - until >= 0) {
                     return;
+                }
+                ConnectionPath from = deliveredBy;
+                if (from != null) {
+                    from.pollAsReader();            // caller I/O: reads the socket here, and may deliver to us
+                    if ((int) AVAILABLE.getOpaque(this) != 0) {
+                        return;
+                    }
                 }
                 Thread.yield();
             }

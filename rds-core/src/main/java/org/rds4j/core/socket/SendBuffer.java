@@ -81,6 +81,18 @@ public final class SendBuffer {
     interface Owner {
         /** Throws if the socket closed. */
         void checkOpen() throws EbadfException;
+
+        /** Whether a blocking sender waiting for budget yields until there is room instead of parking: busy-poll. */
+        default boolean pollsForBudget() {
+            return false;
+        }
+
+        /**
+         * Between a busy-polling budget waiter's checks: reads the acknowledgements in this thread if callers read the
+         * socket of the path its messages take (caller I/O).
+         */
+        default void pollForBudget() {
+        }
     }
 
     /** A budget whose waiting senders park at once. */
@@ -199,6 +211,10 @@ public final class SendBuffer {
                 if (left <= 0) {
                     throw new EtimedoutException("the send buffer stayed full for SO_SNDTIMEO");
                 }
+                if (socket.pollsForBudget()) {
+                    yieldUntilRoom(Long.MAX_VALUE, deadline, socket);     // busy-poll: never parks
+                    continue;
+                }
                 if (spin.window() > 0 && !timed) {
                     timed = true;
                     waitStart = clock.getAsLong();
@@ -236,8 +252,12 @@ public final class SendBuffer {
                     throw new InterruptedException();
                 }
                 socket.checkOpen();
-                if (clock.getAsLong() - until >= 0
+                if ((until != Long.MAX_VALUE && clock.getAsLong() - until >= 0)
                         || (deadline != Long.MAX_VALUE && System.nanoTime() - deadline >= 0)) {
+                    return;
+                }
+                socket.pollForBudget();
+                if (room(queued.get(), budget)) {
                     return;
                 }
                 Thread.yield();

@@ -72,4 +72,12 @@ public interface FrameSink {
      * @return the stream offset after the last frame written, for {@link ConnectionHandler#onTransmitted}
      */
     long streamOffset();
+
+    /**
+     * A pass in an application thread ({@link TransportConnection#callerSink}) is over: the sink writes what it holds
+     * and reports the stream offset, while that thread still holds the connection. The I/O thread's sink ends its
+     * passes itself.
+     */
+    default void endPass() {
+    }
 }

@@ -26,6 +26,33 @@ public interface TransportConnection {
     void requestTransmit();
 
     /**
+     * Under caller I/O ({@link TransportInstance#callerIo}): a sink the application thread that holds the connection
+     * fills in a pass and writes in its own context, ending the pass with {@link FrameSink#endPass}; null if it cannot
+     * now (the connection is not up, or bytes the I/O thread was given are still unwritten), and the core then asks
+     * for a pass on the I/O thread. Called holding the connection.
+     *
+     * @return the sink for one pass, or null
+     */
+    default FrameSink callerSink() {
+        return null;
+    }
+
+    /**
+     * Under caller I/O: reads what the socket holds, without blocking, in the calling thread, which holds the
+     * connection, and hands it to {@link ConnectionHandler#onBytes} there. The transport reads on its I/O thread
+     * until a {@link CallerPoll#READER} poll hands reading to callers, and takes it back at a
+     * {@link CallerPoll#MAINTENANCE} poll with no reader's poll since the last one, at the end of the stream, or at an
+     * error, which its I/O thread then reads and reports as usual. Never two threads read one socket, and the stream's
+     * bytes reach the core in order.
+     *
+     * @param why who polls
+     * @return the bytes read and handed to the core, 0 if none
+     */
+    default int readInCaller(CallerPoll why) {
+        return 0;
+    }
+
+    /**
      * Asks the transport to call {@link ConnectionHandler#transmit} once {@code delayNanos} have passed, or sooner,
      * on the connection's I/O thread; called only on that thread. The core uses it for an acknowledgement that a
      * reply may carry: the pass at the deadline sends it on its own only if no reply did. While one such request is

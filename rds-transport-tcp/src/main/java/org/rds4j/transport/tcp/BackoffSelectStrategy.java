@@ -4,10 +4,11 @@ import io.netty.channel.SelectStrategy;
 import io.netty.util.IntSupplier;
 
 /**
- * How an epoll I/O thread waits once it has nothing to do, in the manner of Aeron's backoff idle strategy: for
- * {@code yieldNanos} after its last work it polls epoll without blocking and checks its task queue, giving the core
- * up ({@link Thread#yield()}) between checks, and only then sleeps in {@code epoll_wait} as Netty's default strategy
- * does. With {@link #FOREVER} as the yield time it never sleeps (busy-poll).
+ * How an I/O thread waits once it has nothing to do, in the manner of Aeron's backoff idle strategy: for
+ * {@code yieldNanos} after its last work it polls epoll (or, under busy-poll's caller I/O, NIO's selector) without
+ * blocking and checks its task queue, giving the core up ({@link Thread#yield()}) between checks, and only then
+ * sleeps in {@code epoll_wait} or {@code select} as Netty's default strategy does. Under busy-poll the application
+ * threads poll the sockets themselves (docs/threading.md), so the I/O threads wait this way too.
  *
  * <p>Why yield before sleeping: on a machine with fewer cores than busy threads a wake-up is the expensive part of a
  * hand-off (the scheduler has to pick the sleeping thread again), and the reply to what an I/O thread just wrote or
@@ -22,12 +23,10 @@ import io.netty.util.IntSupplier;
  * the first check 30 (docs/decisions/0002-busy-poll-yields-between-checks.md). On an idle core a yield returns at once, so it costs a spinning thread well under
  * a microsecond where nobody else wants the core.
  *
- * <p>Each turn is one zero-timeout {@code epoll_wait} and one clock read, and asks for the transmit passes that
+ * <p>Each turn is one zero-timeout {@code epoll_wait} (or {@code selectNow}) and one clock read, and asks for the transmit passes that
  * connections owe at a deadline ({@link DeferredTransmits}). One instance per event loop, used only by its thread.
  */
 final class BackoffSelectStrategy implements SelectStrategy {
-    /** A yield time that never ends: the thread never sleeps (busy-poll). */
-    static final long FOREVER = Long.MAX_VALUE;
     /**
      * How long an idle I/O thread yields before it sleeps unless {@code tcp.yieldMicros} says otherwise: longer than
      * a round trip of up to 64 KiB on a busy 2-core machine (rds4j's 75 to 110 us at 64 KiB, raw NIO's about 60 us
@@ -43,8 +42,7 @@ final class BackoffSelectStrategy implements SelectStrategy {
     private boolean registered;
 
     /**
-     * @param yieldNanos how long after its last work the thread yields between checks before it sleeps, at least 0,
-     *     or {@link #FOREVER}
+     * @param yieldNanos how long after its last work the thread yields between checks before it sleeps, at least 0
      */
     BackoffSelectStrategy(long yieldNanos) {
         if (yieldNanos < 0) {
@@ -69,7 +67,7 @@ final class BackoffSelectStrategy implements SelectStrategy {
             return ready;                               // Netty handles the events, then runs the tasks
         }
         // A pass owed at a deadline keeps the thread from sleeping: it comes within tens of microseconds.
-        if (yieldNanos == FOREVER || now - lastWork < yieldNanos || deferred.pending()) {
+        if (now - lastWork < yieldNanos || deferred.pending()) {
             Thread.yield();
             return SelectStrategy.CONTINUE;             // the loop again: its tasks, then this check
         }

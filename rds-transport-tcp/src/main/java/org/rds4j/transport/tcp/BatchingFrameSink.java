@@ -120,6 +120,7 @@ final class BatchingFrameSink implements FrameSink {
             write(header, payload);
             return;
         }
+        writeStash();
         copy(header);
         writeFilled();
         int n = payload.remaining();
@@ -176,6 +177,7 @@ final class BatchingFrameSink implements FrameSink {
     }
 
     private void startBatch() {
+        writeStash();
         ByteBuf b = (recycler != null ? recycler : BufferRecycler.writeBatches()).take(channel.alloc());
         batch = b;
         fill = 0;
@@ -230,6 +232,67 @@ final class BatchingFrameSink implements FrameSink {
         }
     }
 
+    // ---- caller I/O (busy-poll, decision 0031) ----
+    //
+    // An application thread holding the core's connection may write the channel itself (CallerFrameSink) while Netty
+    // holds nothing unwritten. What its socket did not take is kept here and written by the next pass on the event
+    // loop, ahead of anything else: the stash. Stash operations lock this sink: a caller may hand bytes over while
+    // the loop discards the sink at the close.
+
+    /** Bytes a caller's write left, not yet handed to Netty; null if none. */
+    private volatile ByteBuf stash;
+    private boolean discarded;
+
+    /** Whether a caller's bytes wait here: callers write nothing more until the loop has handed them to Netty. */
+    boolean holdsCallerBytes() {
+        return stash != null;
+    }
+
+    /** A caller's pass wrote everything up to {@code endOffset}; holding the connection. */
+    void callerWrote(long endOffset) {
+        offset = endOffset;
+    }
+
+    /** A caller's write left these bytes, which end the stream at {@code endOffset}; holding the connection. */
+    synchronized void callerLeft(ByteBuffer rest, long endOffset) {
+        offset = endOffset;
+        if (discarded) {
+            return;                                 // closed: the core hears of it and sends again after reconnecting
+        }
+        ByteBuf old = stash;
+        ByteBuf b = channel.alloc().directBuffer(rest.remaining() + (old == null ? 0 : old.readableBytes()));
+        if (old != null) {
+            b.writeBytes(old);
+            old.release();
+        }
+        b.writeBytes(rest);
+        stash = b;
+    }
+
+    /** Hands a caller's leftover bytes to Netty, ahead of this pass's frames; in a pass, holding the connection. */
+    private void writeStash() {
+        if (stash == null) {
+            return;
+        }
+        ByteBuf s;
+        synchronized (this) {
+            s = stash;
+            if (s == null) {
+                return;
+            }
+            channel.write(s, channel.voidPromise());   // counted in Netty's pending bytes before the stash clears
+            stash = null;
+        }
+        unflushed = true;
+    }
+
+    /** The end of a pass under caller I/O, holding the connection: the stash and the batch go to Netty now. */
+    @Override
+    public void endPass() {
+        writeStash();
+        finish();
+    }
+
     /** Ends a transmit call: writes the partial batch, if any, and flushes once. */
     void finish() {
         if (batch != null) {
@@ -273,6 +336,13 @@ final class BatchingFrameSink implements FrameSink {
 
     /** Releases a batch that will never be written (the connection closed mid-call). */
     void discard() {
+        synchronized (this) {
+            discarded = true;
+            if (stash != null) {
+                stash.release();
+                stash = null;
+            }
+        }
         ByteBuf b = batch;
         batch = null;
         view = null;

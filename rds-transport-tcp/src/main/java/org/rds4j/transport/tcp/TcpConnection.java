@@ -12,9 +12,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
+import org.rds4j.core.spi.CallerPoll;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.PeerRefusedException;
 import org.rds4j.core.spi.ReadTarget;
 import org.rds4j.core.spi.TransportConnection;
@@ -28,8 +32,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threading.</b> Every {@link ConnectionHandler} call for this connection runs on its channel's event loop,
  * one at a time and never nested in another: Netty delivers reads, writability and close events there, and the
- * core's {@link #requestTransmit()} only queues a task there. So the core needs no lock for a path's state, and the
- * order the core sees is the order things happened on the socket.
+ * core's {@link #requestTransmit()} only queues a task there. So the order the core sees is the order things
+ * happened on the socket. Under busy-poll (caller I/O) an application thread that holds the core's connection may
+ * also read and write the socket and call the handler, in its own thread: see the section on caller I/O below and
+ * docs/threading.md.
  *
  * <p><b>TLS.</b> On a connection with TLS (an {@link io.netty.handler.ssl.SslHandler} ahead of this handler) all of the
  * life cycle below waits for the handshake: "active" means the handshake succeeded, and the core sees no connection
@@ -98,6 +104,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.outgoing = handler != null;
         this.tls = tls;
         this.sink = new BatchingFrameSink(channel, this, !tls);
+        this.callerChannel = !tls && channel instanceof CallerIoSocketChannel c ? c.jdkChannel() : null;
     }
 
     // ---- TransportConnection: any thread ----
@@ -126,12 +133,18 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     /**
-     * On the event loop only, and only if its select strategy keeps deadlines ({@link DeferredTransmits}: an epoll
-     * loop that yields before it sleeps, or busy-polls); otherwise false, and the core acts at once.
+     * On the event loop, only if its select strategy keeps deadlines ({@link DeferredTransmits}: a loop that yields
+     * before it sleeps); in an application thread reading under caller I/O, kept for that thread's later polls and
+     * the path's maintenance turn; otherwise false, and the core acts at once.
      */
     @Override
     public boolean requestTransmitAfter(long delayNanos) {
         if (!channel.eventLoop().inEventLoop()) {
+            if (callerReading) {                    // a caller's read: a later poll, or the maintenance turn, sends it
+                long due = System.nanoTime() + delayNanos;
+                callerDeadline = due == 0 ? 1 : due;
+                return true;
+            }
             return false;
         }
         DeferredTransmits d = DeferredTransmits.ofThisThread();
@@ -149,6 +162,227 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private void deferredTransmitDue() {
         deferredTransmit = false;
         requestTransmit();
+    }
+
+    // ---- caller I/O (busy-poll, decision 0031): an application thread that holds the core's connection ----
+    //
+    // Such a thread may read the JDK channel (readInCaller) and write it (callerSink) in its own context. Reading is
+    // either the event loop's (auto-read) or the callers', never both: a reader's first poll asks the loop to stop
+    // reading, and callers read only once it has (callerReadReady), so no byte is read out of order. The loop takes
+    // reading back when asked (a maintenance turn with no reader since the last, a reader gone to another path) and at
+    // the end of the stream or an error, which it then reads and reports as usual. Caller writes happen only while
+    // Netty holds nothing unwritten for the channel; a short write hands the rest to the loop (callerLeft).
+
+    /** The JDK channel application threads read and write, or null: not caller I/O, or TLS. */
+    private final SocketChannel callerChannel;
+    /** Callers may use the channel: the handler is live and the channel not closed. Set on the event loop. */
+    private volatile boolean callerOk;
+    /** Reading is the callers', or being handed to them: set by a caller, cleared on the event loop. */
+    private volatile boolean callerReading;
+    /** The event loop stopped reading after handing the core all it read: callers may read. */
+    private volatile boolean callerReadReady;
+    /** A reader polled since the last maintenance turn. */
+    private volatile boolean readerPolled;
+    /** A pass the core asked for at a deadline ({@link System#nanoTime}) while callers read; 0 if none. */
+    private volatile long callerDeadline;
+    /** Held for one caller read and its decoding, and by the event loop while it hands reading over or back. */
+    private final ReentrantLock callerReadLock = new ReentrantLock();
+    /** The callers' read buffer and packing buffer, from the stack's pool; the holder's, released on close. */
+    private ByteBuf callerInBuf;
+    private ByteBuffer callerIn;
+    private ByteBuf callerOutBuf;
+    private CallerFrameSink callerFrames;
+    private final Runnable handReadingOver = this::handReadingOver;
+    private final Runnable takeReadingBack = this::takeReadingBack;
+
+    /** Reads a caller makes in one poll at most, of 64 KiB each. */
+    private static final int READS_PER_POLL = 4;
+
+    @Override
+    public int readInCaller(CallerPoll why) {
+        if (!callerOk) {
+            return 0;
+        }
+        long due = callerDeadline;
+        if (due != 0 && System.nanoTime() - due >= 0) {
+            callerDeadline = 0;
+            transmitDue();
+        }
+        switch (why) {
+            case RELEASE -> {
+                if (callerReading) {
+                    onLoop(takeReadingBack);
+                }
+                return 0;
+            }
+            case MAINTENANCE -> {
+                if (!callerReading) {
+                    return 0;
+                }
+                if (!readerPolled) {
+                    onLoop(takeReadingBack);        // nobody polls: the loop reads again
+                    return 0;
+                }
+                readerPolled = false;
+            }
+            case BUDGET -> {
+                if (!callerReading) {
+                    return 0;                       // the loop reads the acknowledgements
+                }
+            }
+            case READER -> {
+                readerPolled = true;
+                if (!callerReading) {
+                    callerReading = true;
+                    onLoop(handReadingOver);
+                }
+            }
+            default -> throw new IllegalArgumentException(why.toString());
+        }
+        return callerReadReady && readable ? readNow() : 0;
+    }
+
+    private void onLoop(Runnable task) {
+        if (channel.eventLoop().inEventLoop()) {
+            task.run();
+        } else {
+            try {
+                channel.eventLoop().execute(task);
+            } catch (RejectedExecutionException e) {
+                log.debug("{}: the event loop has shut down", this);
+            }
+        }
+    }
+
+    /** A pass the core asked for at a deadline came due during a poll: in this thread if it can write now. */
+    private void transmitDue() {
+        FrameSink s = channel.eventLoop().inEventLoop() ? null : callerSink();
+        if (s != null) {
+            handler.transmit(s);
+        } else {
+            requestTransmit();
+        }
+    }
+
+    private int readNow() {
+        if (!callerReadLock.tryLock()) {
+            return 0;                               // the loop is handing reading over or back
+        }
+        int total = 0;
+        try {
+            if (!callerReadReady || !callerOk) {
+                return 0;
+            }
+            ByteBuffer in = callerIn;
+            if (in == null) {
+                callerInBuf = channel.alloc().directBuffer(CallerFrameSink.SIZE, CallerFrameSink.SIZE);
+                in = callerIn = callerInBuf.nioBuffer(0, CallerFrameSink.SIZE);
+            }
+            for (int i = 0; i < READS_PER_POLL; i++) {
+                in.clear();
+                int n;
+                try {
+                    n = callerChannel.read(in);
+                } catch (IOException e) {
+                    onLoop(takeReadingBack);        // the loop meets the error itself and reports it
+                    return total;
+                }
+                if (n < 0) {
+                    onLoop(takeReadingBack);        // the end of the stream: the loop reads it and closes
+                    return total;
+                }
+                if (n == 0) {
+                    return total;
+                }
+                total += n;
+                in.flip();
+                handler.onBytes(in);
+                if (n < in.capacity()) {
+                    return total;
+                }
+            }
+            return total;
+        } finally {
+            callerReadLock.unlock();
+        }
+    }
+
+    /** On the event loop: it stops reading, then callers may. */
+    private void handReadingOver() {
+        callerReadLock.lock();
+        try {
+            if (callerReading && callerOk && channel.isActive()) {
+                channel.config().setAutoRead(false);
+                callerReadReady = true;
+            }
+        } finally {
+            callerReadLock.unlock();
+        }
+    }
+
+    /** On the event loop: callers stop reading, then it reads again as the core last asked. */
+    private void takeReadingBack() {
+        callerReadLock.lock();
+        try {
+            callerReadReady = false;
+            callerReading = false;
+            if (live && channel.isActive()) {
+                channel.config().setAutoRead(readable);  // true also starts a read
+            }
+        } finally {
+            callerReadLock.unlock();
+        }
+    }
+
+    @Override
+    public FrameSink callerSink() {
+        // The stash first, then Netty's count: bytes the loop takes from the stash are counted before it is cleared.
+        if (!callerOk || sink.holdsCallerBytes() || !sink.isDrained()) {
+            return null;
+        }
+        CallerFrameSink f = callerFrames;
+        if (f == null) {
+            callerOutBuf = channel.alloc().directBuffer(CallerFrameSink.SIZE, CallerFrameSink.SIZE);
+            f = callerFrames = new CallerFrameSink(this, callerChannel,
+                    callerOutBuf.nioBuffer(0, CallerFrameSink.SIZE));
+        }
+        return f.begin(sink.streamOffset());
+    }
+
+    /** From the caller sink, holding the connection: its pass is written up to {@code endOffset}. */
+    void callerWritten(long endOffset) {
+        sink.callerWrote(endOffset);
+        handler.onTransmitted(endOffset);
+    }
+
+    /** From the caller sink, holding the connection: the socket did not take these bytes; the loop writes them. */
+    void callerLeft(ByteBuffer rest, long endOffset) {
+        sink.callerLeft(rest, endOffset);
+        requestTransmit();
+    }
+
+    /** From the caller sink: a write failed; the loop closes the connection. */
+    void callerFailed(IOException e) {
+        onLoop(() -> fail(e));
+    }
+
+    /** On the event loop, after the core heard of the close (so no caller holds the connection): the buffers go back. */
+    private void releaseCallerBuffers() {
+        callerReadLock.lock();
+        try {
+            callerIn = null;
+            callerFrames = null;
+            if (callerInBuf != null) {
+                callerInBuf.release();
+                callerInBuf = null;
+            }
+            if (callerOutBuf != null) {
+                callerOutBuf.release();
+                callerOutBuf = null;
+            }
+        } finally {
+            callerReadLock.unlock();
+        }
     }
 
     @Override
@@ -200,6 +434,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     /** On the event loop: auto-read as last asked; an accepted channel reads only once its handler is live. */
     private void applyReadable() {
+        if (callerReading) {
+            return;                                 // callers read, and look at the flag themselves
+        }
         if (live && channel.isActive() && channel.config().isAutoRead() != readable) {
             channel.config().setAutoRead(readable);  // true also starts a read
         }
@@ -243,6 +480,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     }
 
     private void fail(Throwable t) {
+        callerOk = false;
         if (cause == null) {
             cause = t;
         }
@@ -295,6 +533,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private void established() {
         if (outgoing) {
             live = true;
+            callerOk = callerChannel != null;
             log.debug("{}: connected", this);
             try {
                 handler.onConnected(this);
@@ -317,6 +556,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         } else {
             handler = h;
             live = true;
+            callerOk = callerChannel != null;
             log.debug("{}: accepted", this);
             channel.config().setAutoRead(readable); // also starts the first read
         }
@@ -398,12 +638,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        callerOk = false;
         sink.discard();
         inPlaceReadEnded(0);                        // a read in place that Netty never passed on
         if (live && !closedNotified) {
             closedNotified = true;
             log.debug("{}: closed{}", this, cause == null ? "" : " (" + cause + ")");
-            handler.onClosed(closeCause());
+            handler.onClosed(closeCause());         // takes the connection: no caller is inside it after this
+            releaseCallerBuffers();
         } else if (outgoing && !live && local != null && !connectFailedNotified) {
             // TCP connected but the TLS handshake never completed: to the core, the connect failed.
             // The TCP connection was made: the peer failed the handshake (certificates), or ended the connection

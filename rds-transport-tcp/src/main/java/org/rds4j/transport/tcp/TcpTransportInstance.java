@@ -29,6 +29,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -94,6 +95,8 @@ public final class TcpTransportInstance implements TransportInstance {
     /** The port peers listen on; the stack's own port unless a test puts a proxy in between. */
     private final int peerPort;
     private final boolean epoll;
+    /** Busy-poll: application threads do the sockets' I/O (decision 0031). */
+    private final boolean callerIo;
     private final PeerAffineLoopGroup group;
     private final int connectTimeoutMs;
     private final WriteBufferWaterMark waterMark;
@@ -135,22 +138,24 @@ public final class TcpTransportInstance implements TransportInstance {
         this.waterMark = new WriteBufferWaterMark(low, high);
 
         boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
-        this.epoll = wantNative && Epoll.isAvailable();
-        // How the epoll I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their
-        // last work, then sleep in epoll_wait; busy-poll yields for ever, never sleeping.
-        boolean busyPoll = config.busyPoll() && epoll;
-        long yieldNanos = busyPoll ? BackoffSelectStrategy.FOREVER
-                : intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0) * 1_000L;
-        IoHandlerFactory ioHandler = !epoll ? NioIoHandler.newFactory()
-                : yieldNanos > 0 ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(yieldNanos))
-                : EpollIoHandler.newFactory();
-        if (config.busyPoll() && !epoll) {
-            log.warn("stack {}: busy-poll needs native epoll, which is not in use; the TCP I/O threads will sleep"
-                    + " in select as usual", stackName);
-        }
-        String why = (epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause()
-                + ")" : "NIO (tcp.native=false)") + (busyPoll ? ", busy-polling"
-                : epoll && yieldNanos > 0 ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
+        // Busy-poll: application threads read and write the sockets themselves (caller I/O, decision 0031). They do it
+        // on the JDK's channels under Netty's NIO ones: a JDK channel's close waits for a read or write in progress,
+        // where an epoll channel's event loop may close its descriptor, and the number be reused, at any moment.
+        this.callerIo = config.busyPoll();
+        this.epoll = !callerIo && wantNative && Epoll.isAvailable();
+        // How the I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their last
+        // work, then sleep in epoll_wait (or select, under caller I/O).
+        long yieldNanos = intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0) * 1_000L;
+        IoHandlerFactory ioHandler = epoll
+                ? (yieldNanos > 0 ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(yieldNanos))
+                        : EpollIoHandler.newFactory())
+                : callerIo && yieldNanos > 0
+                        ? NioIoHandler.newFactory(SelectorProvider.provider(), () -> new BackoffSelectStrategy(yieldNanos))
+                        : NioIoHandler.newFactory();
+        String why = (callerIo ? "NIO, busy-poll: application threads read and write the sockets"
+                : epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause() + ")"
+                : "NIO (tcp.native=false)")
+                + ((epoll || callerIo) && yieldNanos > 0 ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
         if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
             log.info("rds4j TCP transport uses {}", why);
         } else {
@@ -189,6 +194,25 @@ public final class TcpTransportInstance implements TransportInstance {
      */
     public boolean isNative() {
         return epoll;
+    }
+
+    @Override
+    public boolean callerIo() {
+        return callerIo;
+    }
+
+    private io.netty.channel.ChannelFactory<ServerChannel> serverChannels() {
+        if (epoll) {
+            return EpollServerSocketChannel::new;
+        }
+        return callerIo ? CallerIoServerSocketChannel::new : NioServerSocketChannel::new;
+    }
+
+    private io.netty.channel.ChannelFactory<Channel> channels() {
+        if (epoll) {
+            return EpollSocketChannel::new;
+        }
+        return callerIo ? CallerIoSocketChannel::new : NioSocketChannel::new;
     }
 
     TransportHost host() {
@@ -241,7 +265,7 @@ public final class TcpTransportInstance implements TransportInstance {
     private Channel bind(InetAddress local, int listenPort, boolean withTls) throws IOException {
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .channelFactory(serverChannels())
                 .option(ChannelOption.SO_BACKLOG, BACKLOG)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.AUTO_READ, false)         // nothing is read before accept decides
@@ -371,7 +395,7 @@ public final class TcpTransportInstance implements TransportInstance {
         InetSocketAddress to = new InetSocketAddress(peer, withTls ? tls.port() : peerPort);
         Bootstrap b = new Bootstrap()
                 .group(group.loop(local, peer))     // the thread that owns the core's connection to the peer
-                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .channelFactory(channels())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMs)
                 // A path's port may still be in TIME_WAIT from its previous connection: binding it again is safe
                 // (the 4-tuple's old incarnation is over), as the kernel allows for its own RDS sockets.

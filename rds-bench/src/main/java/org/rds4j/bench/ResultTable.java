@@ -12,8 +12,8 @@ import java.util.Map;
  * 1 means more msgs/s, or a longer RTT, or more CPU, than the reference); rds4j's loopback transport's msgs/s also
  * as a ratio to Aeron IPC, and a busy-polling rds4j stack's RTT p50 as a ratio to busy-spinning raw NIO's (the
  * low-latency comparison: each side of the round trip spinning instead of sleeping), as is that of raw NIO with
- * rds4j's threading polling the same way ({@code nio-handoff-spin}: for small messages, the floor of that ratio with
- * this threading). With several runs the lines are medians, and the spreads of msgs/s, RTT p50 and CPU each stand
+ * rds4j's hand-offs polling the same way ({@code nio-handoff-spin}: for small messages, the floor of that ratio for
+ * threading that hands messages to I/O threads, which busy-poll rds4j no longer does for replies over TCP). With several runs the lines are medians, and the spreads of msgs/s, RTT p50 and CPU each stand
  * beside packed raw NIO's own at the same size (the reference swings from run to run too, so a contender's spread
  * means something only next to it).
  */

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Idle, it waits as rds4j's TCP I/O threads do: polling, yielding between turns, for {@value #YIELD_MICROS} µs
  * after its last work, then sleeping in {@code select} until the channel is readable or a sender wakes it; with
- * {@code spin} (rds4j's busy-poll) it never sleeps.
+ * {@code spin} it never sleeps.
  */
 final class HandoffIoThread extends Thread {
     /** rds4j's default {@code tcp.yieldMicros}. */

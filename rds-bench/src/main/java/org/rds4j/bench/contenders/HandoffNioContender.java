@@ -17,11 +17,12 @@ import org.rds4j.bench.Link;
  * by the I/O thread out of its read buffer into the ring, and by the reader out of the ring: rds4j's copies too.
  *
  * <p>No sequence numbers, acknowledgements, send budget, congestion or headers beyond a 4-byte length, and no
- * batching of small sends into runs. With {@code spin} the waits poll as rds4j's busy-poll mode does (the I/O threads
- * never sleep, the application threads yield between checks instead of parking). For a small message's round trip
- * that is a floor: the hand-offs, not the protocol, set it, and no rds4j with this threading gets under it on the
- * same machine ({@code rds4j-tcp-busypoll} against {@code nio-spin}). For one-way throughput it is not one: rds4j's
- * runs and pools can beat it (docs/decisions/0019-nio-handoff-is-the-floor.md).
+ * batching of small sends into runs. With {@code spin} the waits poll (the I/O threads never sleep, the application
+ * threads yield between checks instead of parking), as rds4j's busy-poll mode did before its application threads
+ * read and wrote the sockets themselves. For a small message's round trip that is a floor for hand-offs: they, not
+ * the protocol, set it, and no rds4j that hands its messages to I/O threads gets under it on the same machine.
+ * For one-way throughput it is not one: rds4j's runs and pools can beat it
+ * (docs/decisions/0019-nio-handoff-is-the-floor.md; busy-poll replies over TCP: decision 0031).
  */
 public final class HandoffNioContender implements Contender {
     private static final long JOIN_MILLIS = TimeUnit.SECONDS.toMillis(5);
@@ -41,8 +42,7 @@ public final class HandoffNioContender implements Contender {
         return "raw NIO with rds4j's threading and no protocol: on each side an I/O thread owns a non-blocking "
                 + "SocketChannel on 127.0.0.1 (4-byte length prefix, writes packed up to 64 KiB, 256 KiB reads), "
                 + "application threads hand messages to it and take them from it through lock-free rings; "
-                + (spin ? "nothing sleeps: I/O threads and waiting application threads yield between checks "
-                        + "(rds4j's busy-poll)"
+                + (spin ? "nothing sleeps: I/O threads and waiting application threads yield between checks"
                         : "an idle I/O thread yields for " + HandoffIoThread.YIELD_MICROS + " us, then sleeps in "
                                 + "select; waiting application threads park, a receive after a send first yielding for "
                                 + "up to 200 us while replies come that fast (rds4j's default)");

@@ -437,15 +437,37 @@ public final class Connection implements SendTarget {
             return;
         }
         Thread me = Thread.currentThread();
+        int rounds = 0;
         while (true) {
             if (passWanted) {
                 passWanted = false;
-                transmitInCaller();
+                if (rounds++ < CALLER_PASS_ROUNDS) {
+                    transmitInCaller();
+                } else {
+                    transmitOnIoThread();           // passes that keep asking for more: the I/O thread's
+                }
                 continue;
             }
             holder.set(null);
             if (!passWanted || !holder.compareAndSet(null, me)) {
                 return;
+            }
+        }
+    }
+
+    /**
+     * How many rounds of passes a holder runs before it lets go: one for a reply, one more for what the first asked
+     * for (an acknowledgement, the congestion map once the connection drained). A pass that keeps asking for another
+     * (the rest of a bounded pass, a sink that cannot take more) would otherwise keep the flag, and the I/O thread
+     * waiting for it, forever: its further passes go to the I/O thread.
+     */
+    private static final int CALLER_PASS_ROUNDS = 2;
+
+    private void transmitOnIoThread() {
+        for (ConnectionPath p : paths) {
+            if (p.callerPassWanted) {
+                p.callerPassWanted = false;
+                p.transmitOnIoThread();
             }
         }
     }

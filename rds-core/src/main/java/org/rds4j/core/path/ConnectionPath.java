@@ -287,6 +287,15 @@ public final class ConnectionPath {
      */
     volatile boolean callerPassWanted;
 
+    /** A pass on the connection's I/O thread, as when no application thread transmits. */
+    void transmitOnIoThread() {
+        PathConnection pc = current;
+        TransportConnection tc = pc == null ? null : pc.transport();
+        if (tc != null) {
+            tc.requestTransmit();
+        }
+    }
+
     /** Holding the connection's flag in an application thread: this path's pass, written in this thread. */
     void transmitInCaller() {
         PathConnection pc = current;

@@ -441,11 +441,8 @@ public final class Connection implements SendTarget {
         while (true) {
             if (passWanted) {
                 passWanted = false;
-                if (rounds++ < CALLER_PASS_ROUNDS) {
-                    transmitInCaller();
-                } else {
-                    transmitOnIoThread();           // passes that keep asking for more: the I/O thread's
-                }
+                // Passes that keep asking for more after the last round are the I/O thread's.
+                runWantedPasses(rounds++ < CALLER_PASS_ROUNDS);
                 continue;
             }
             holder.set(null);
@@ -463,11 +460,16 @@ public final class Connection implements SendTarget {
      */
     private static final int CALLER_PASS_ROUNDS = 2;
 
-    private void transmitOnIoThread() {
+    /** Each path's owed pass, in this thread or handed to the I/O thread. */
+    private void runWantedPasses(boolean inThisThread) {
         for (ConnectionPath p : paths) {
             if (p.callerPassWanted) {
                 p.callerPassWanted = false;
-                p.transmitOnIoThread();
+                if (inThisThread) {
+                    p.transmitInCaller();
+                } else {
+                    p.transmitOnIoThread();
+                }
             }
         }
     }
@@ -481,15 +483,6 @@ public final class Connection implements SendTarget {
         passWanted = true;
         if (tryEnter()) {
             exit(true);
-        }
-    }
-
-    private void transmitInCaller() {
-        for (ConnectionPath p : paths) {
-            if (p.callerPassWanted) {
-                p.callerPassWanted = false;
-                p.transmitInCaller();
-            }
         }
     }
 

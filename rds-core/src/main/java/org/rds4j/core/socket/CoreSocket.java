@@ -105,7 +105,7 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         this.sendBuffer = new SendBuffer(stack.statistics(), stack.config().defaultSendBuffer() / 2,
                 stack.config().replySpin().toNanos());
         this.busyPoll = stack.config().busyPoll();
-        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), stack.config().busyPoll(),
+        this.receiveQueue = new ReceiveQueue(this, stack.config().defaultReceiveBuffer(), busyPoll,
                 stack.config().replySpin().toNanos(), stack.statistics());
         this.options = new SocketOptions(stack, sendBuffer, receiveQueue, congestion);
         this.reader = new SocketReader(receiveQueue, options);

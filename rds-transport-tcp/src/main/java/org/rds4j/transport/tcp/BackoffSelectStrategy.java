@@ -23,8 +23,9 @@ import io.netty.util.IntSupplier;
  * the first check 30 (docs/decisions/0002-busy-poll-yields-between-checks.md). On an idle core a yield returns at once, so it costs a spinning thread well under
  * a microsecond where nobody else wants the core.
  *
- * <p>Each turn is one zero-timeout {@code epoll_wait} (or {@code selectNow}) and one clock read, and asks for the transmit passes that
- * connections owe at a deadline ({@link DeferredTransmits}). One instance per event loop, used only by its thread.
+ * <p>Each turn is one zero-timeout {@code epoll_wait} (or {@code selectNow}) and one clock read, and asks for the
+ * transmit passes that connections owe at a deadline ({@link DeferredTransmits}). One instance per event loop, used
+ * only by its thread.
  */
 final class BackoffSelectStrategy implements SelectStrategy {
     /**

@@ -366,7 +366,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         onLoop(() -> fail(e));
     }
 
-    /** On the event loop, after the core heard of the close (so no caller holds the connection): the buffers go back. */
+    /**
+     * On the event loop, after the core heard of the close (so no caller holds the connection): the buffers go back.
+     */
     private void releaseCallerBuffers() {
         callerReadLock.lock();
         try {

@@ -145,17 +145,19 @@ public final class TcpTransportInstance implements TransportInstance {
         this.epoll = !callerIo && wantNative && Epoll.isAvailable();
         // How the I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their last
         // work, then sleep in epoll_wait (or select, under caller I/O).
-        long yieldNanos = intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0) * 1_000L;
+        long yieldNanos = intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0)
+                * 1_000L;
+        boolean backoff = (epoll || callerIo) && yieldNanos > 0;
         IoHandlerFactory ioHandler = epoll
-                ? (yieldNanos > 0 ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(yieldNanos))
+                ? (backoff ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(yieldNanos))
                         : EpollIoHandler.newFactory())
-                : callerIo && yieldNanos > 0
-                        ? NioIoHandler.newFactory(SelectorProvider.provider(), () -> new BackoffSelectStrategy(yieldNanos))
-                        : NioIoHandler.newFactory();
+                : backoff ? NioIoHandler.newFactory(SelectorProvider.provider(),
+                        () -> new BackoffSelectStrategy(yieldNanos))
+                : NioIoHandler.newFactory();
         String why = (callerIo ? "NIO, busy-poll: application threads read and write the sockets"
                 : epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause() + ")"
                 : "NIO (tcp.native=false)")
-                + ((epoll || callerIo) && yieldNanos > 0 ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
+                + (backoff ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
         if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
             log.info("rds4j TCP transport uses {}", why);
         } else {

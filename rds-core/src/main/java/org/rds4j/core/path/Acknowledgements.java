@@ -71,6 +71,18 @@ final class Acknowledgements {
      */
     static final long ACK_ONLY_DELAY_NANOS = 50_000;
 
+    /**
+     * Under caller I/O, how many times the wait may double, to {@code ACK_ONLY_DELAY_NANOS << 5} (1.6 ms), while the
+     * replies leave on other lanes (lanes follow the sending port, so with eight of them a request and its reply
+     * usually take different paths, and no reply ever carries this path's h_ack). The peer's busy-polling reader
+     * polls the lane its replies come on, so each ack-only message on this one wakes the peer's I/O thread, which
+     * then yields for its 250 us beside the two polling threads, which on two cores slows both
+     * (docs/decisions/0032-ack-only-waits-longer-when-replies-take-other-lanes.md). Waiting longer costs an
+     * application thread that polls nothing. Without caller I/O the event loop keeps the deadline by staying awake,
+     * so the wait stays 50 us there.
+     */
+    static final int CROSS_LANE_DOUBLINGS = 5;
+
     /** A message the peer keeps for resending arrived since our last transmission (which carried our h_ack). */
     private boolean owed;
     /** The peer asked for an acknowledgement now (ACK_REQUIRED). */
@@ -80,6 +92,10 @@ final class Acknowledgements {
     private long ackOnlyDueNanos;
     /** {@link Connection#dataPasses} when the wait began. */
     private long dataPassesAtWait;
+    /** How many times the current wait doubled: waits missed in a row while traffic went back on other lanes. */
+    private int doublings;
+    /** {@link #CROSS_LANE_DOUBLINGS} under caller I/O, else 0. */
+    private final int maxDoublings;
     /**
      * Waits in a row during which nothing went back to the peer on any path of the connection. From
      * {@link #MISSED_FOR_ONE_WAY} on the traffic is one-way, and waiting would only keep more of the peer's messages
@@ -99,8 +115,9 @@ final class Acknowledgements {
     /** When we began asking with pings that no pong has answered since, 0 if none is waiting. */
     private long askingSinceNanos;
 
-    Acknowledgements(ConnectionEnvironment env, InetAddress local, Object describe) {
+    Acknowledgements(ConnectionEnvironment env, InetAddress local, Object describe, boolean callerIo) {
         this.env = env;
+        this.maxDoublings = callerIo ? CROSS_LANE_DOUBLINGS : 0;
         this.local = local;
         this.describe = describe;
     }
@@ -155,9 +172,14 @@ final class Acknowledgements {
             return ackOnlyNow();
         }
         sinceWait = 0;
-        ackOnlyDueNanos = nowNanos + ACK_ONLY_DELAY_NANOS;
+        ackOnlyDueNanos = nowNanos + delayNanos();
         dataPassesAtWait = dataPasses;
         return null;
+    }
+
+    /** How long an acknowledgement nobody asked for waits now: 50 us, longer while replies take other lanes. */
+    long delayNanos() {
+        return ACK_ONLY_DELAY_NANOS << doublings;
     }
 
     /** Whether an ack-only message waits. */
@@ -186,6 +208,7 @@ final class Acknowledgements {
         if (!owed || somethingQueued) {
             ackOnlyDueNanos = 0;                       // carried by a frame that went, or goes, on this path
             missedWaits = 0;
+            doublings = 0;
             return null;
         }
         if (nowNanos - ackOnlyDueNanos < 0) {
@@ -193,8 +216,14 @@ final class Acknowledgements {
         }
         if (dataPasses != dataPassesAtWait) {
             missedWaits = 0;                           // traffic went back, on another lane: waiting pays
-        } else if (missedWaits < MISSED_FOR_ONE_WAY) {
-            missedWaits++;
+            if (doublings < maxDoublings) {
+                doublings++;                           // ... and the next wait, longer, spares the peer a frame
+            }
+        } else {
+            doublings = 0;
+            if (missedWaits < MISSED_FOR_ONE_WAY) {
+                missedWaits++;
+            }
         }
         return ackOnlyNow();
     }

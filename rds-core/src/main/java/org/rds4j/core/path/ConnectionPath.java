@@ -71,7 +71,8 @@ public final class ConnectionPath {
         this.index = index;
         this.env = connection.env();
 
-        this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index);
+        this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index,
+                connection.callerIo());
         this.receiver = new PathReceiver(this, acks);
         this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());
@@ -339,7 +340,7 @@ public final class ConnectionPath {
             OutgoingMessage ackOnly = acks.ackOnlyIfWanted(connection.peerAcks().acknowledges(), queue.hasUnsent(), now,
                     connection.dataPasses());
             if (ackOnly == null && !waited && acks.waiting()
-                    && !pc.requestTransmitAfter(Acknowledgements.ACK_ONLY_DELAY_NANOS)) {
+                    && !pc.requestTransmitAfter(acks.delayNanos())) {
                 ackOnly = acks.ackOnlyNow();          // the transport cannot come back later: now, as ever
             }
             if (ackOnly != null) {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  */
 class RetryPingQuarantineTest {
     private final FakeEnvironment env = new FakeEnvironment(11);
-    private final Acknowledgements acks = new Acknowledgements(env, PathHarness.SMALL, "test");
+    private final Acknowledgements acks = new Acknowledgements(env, PathHarness.SMALL, "test", false);
 
     @Test
     void aRetryOnTheCurrentConnectionKeepsItsPortQuarantinedWhenThePeerRestarted() {

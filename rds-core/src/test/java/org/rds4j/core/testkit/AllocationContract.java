@@ -59,6 +59,15 @@ public abstract class AllocationContract extends HostsContract {
     }
 
     /**
+     * Payloads this large are lent to the transport's write instead of copied ({@code MessageBuffer.DIRECT_MIN}):
+     * the frame's header and the payload leave as separate buffers, which must cost no object per write either.
+     */
+    @Test
+    void oneWay64KiBMessagesAllocateNothingPerMessage() throws Exception {
+        assertSteadyStateAllocation(64 * 1024, false, 1 << 20, MESSAGES / 20);
+    }
+
+    /**
      * The sender's stack did not open the connection: the peer did (a server answering its clients), so the
      * connection's peer address is an object of the transport's, and every send names an equal one of the
      * application's.

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.nio.ByteBuffer;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.PayloadLoan;
@@ -59,6 +60,8 @@ final class BatchingFrameSink implements FrameSink {
     private final int batchSize;
     private final BufferRecycler recycler;
     private final boolean borrowing;
+    /** Whether the batch's bytes ahead of a lent payload leave as a slice of it (the constructor says when). */
+    private final boolean slicing;
     private ByteBuf batch;
     private ByteBuffer view;        // the batch's memory, from viewBase; null if it has no single NIO view
     private int viewBase;
@@ -73,20 +76,33 @@ final class BatchingFrameSink implements FrameSink {
 
     /** A sink whose batches come from the {@link BufferRecycler} of the thread that fills them, its event loop. */
     BatchingFrameSink(Channel channel, Outcome outcome, boolean borrowing) {
-        this(channel, outcome, null, borrowing);
+        this(channel, outcome, null, borrowing, !(channel instanceof NioSocketChannel));
+    }
+
+    /** A sink whose batches come from {@code recycler} and whose writes ahead of lent payloads are slices. */
+    BatchingFrameSink(Channel channel, Outcome outcome, BufferRecycler recycler, boolean borrowing) {
+        this(channel, outcome, recycler, borrowing, true);
     }
 
     /**
      * @param recycler where batches come from, or {@code null} for the filling thread's own
      * @param borrowing whether lent payloads may be written as they lie: not under TLS, whose handler takes only
      *                  buffers (and encrypts into its own anyway)
+     * @param slicing   whether the batch's bytes ahead of a lent payload are written as a slice of it, so that the
+     *                  next frame continues the same batch: where the channel writes buffers by their memory address
+     *                  (epoll). A NIO channel writes through a {@code ByteBuffer} view of each buffer, which a batch
+     *                  keeps from one use to the next but a slice makes anew for every write (a 1 MiB message cost
+     *                  about 130 bytes of garbage that way); there the batch itself is written and the next frame
+     *                  starts another.
      */
-    BatchingFrameSink(Channel channel, Outcome outcome, BufferRecycler recycler, boolean borrowing) {
+    BatchingFrameSink(Channel channel, Outcome outcome, BufferRecycler recycler, boolean borrowing,
+            boolean slicing) {
         this.channel = channel;
         this.outcome = outcome;
         this.batchSize = BATCH_SIZE;
         this.recycler = recycler;
         this.borrowing = borrowing;
+        this.slicing = slicing;
     }
 
     @Override
@@ -110,7 +126,8 @@ final class BatchingFrameSink implements FrameSink {
     /**
      * Writes a lent payload from where it lies: the header goes into the batch, the batch's bytes so far are written
      * as a slice of it, then the payload as a {@link LentPayloadBuf}, so the frame's bytes leave in order and in the
-     * same gathering write, and the next frame continues the same batch. The core lends only large payloads
+     * same gathering write, and the next frame continues the same batch (without {@code slicing}, the batch itself
+     * is written and the next frame starts a new one). The core lends only large payloads
      * ({@code MessageBuffer.DIRECT_MIN}), for which one more entry in the write is far cheaper than the copy it saves.
      * Otherwise, or if the payload is out on loan already, the payload is copied.
      */
@@ -122,7 +139,11 @@ final class BatchingFrameSink implements FrameSink {
         }
         writeStash();
         copy(header);
-        writeFilled();
+        if (slicing) {
+            writeFilled();
+        } else if (batch != null) {
+            writeBatch();
+        }
         int n = payload.remaining();
         unflushed = true;
         offset += n;
@@ -222,7 +243,7 @@ final class BatchingFrameSink implements FrameSink {
 
     /**
      * Writes what the batch holds and was not written yet, as a slice of it (a pooled derived buffer: no
-     * allocation), and keeps filling the batch after it.
+     * allocation where the channel writes by address), and keeps filling the batch after it.
      */
     private void writeFilled() {
         if (batch != null && fill > written) {

@@ -235,6 +235,57 @@ class BatchingFrameSinkTest {
     }
 
     /**
+     * Over a channel that writes through {@code ByteBuffer} views (NIO), a slice would make a new view for every
+     * write: there the batch holding a lent payload's header is written whole, and the next frame starts another.
+     * The stream is the same, and every buffer written besides the payloads is a whole batch, never a slice.
+     */
+    @Test
+    void withoutSlicingTheBatchAheadOfALentPayloadIsWrittenWhole() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true, false);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        List<TestLoan> loans = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            boolean large = i % 4 == 1;
+            ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, large ? 70_000 + i : 100 + i),
+                    large ? 1 : i);
+            RecordingHandler.append(expected, f);
+            if (large) {
+                TestLoan loan = new TestLoan(f[1]);
+                loans.add(loan);
+                sink.write(f[0], f[1], loan);
+            } else {
+                sink.write(f[0], f[1], null);
+            }
+        }
+        sink.finish();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        int lent = 0;
+        int batches = 0;
+        for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
+            if (b instanceof LentPayloadBuf) {
+                lent++;
+            } else {
+                batches++;
+                assertEquals(BatchingFrameSink.BATCH_SIZE, b.capacity(), "a whole batch, not a slice of one");
+                assertEquals(0, b.readerIndex());
+            }
+            byte[] a = new byte[b.readableBytes()];
+            b.readBytes(a);
+            got.write(a, 0, a.length);
+            b.release();
+        }
+        assertArrayEquals(expected.toByteArray(), got.toByteArray());
+        assertEquals(10, lent);
+        assertEquals(11, batches, "one batch ahead of each lent payload, and the last frames' own");
+        for (TestLoan l : loans) {
+            assertEquals(1, l.givenBack, "given back once written");
+        }
+        assertEquals(List.of((long) expected.size()), transmitted);
+        ch.finishAndReleaseAll();
+    }
+
+    /**
      * Frames written in place into claimed regions leave in stream order among copied and lent ones. A claim is
      * refused only where it would reach the batch's end (the caller then writes frame by frame), so no written batch
      * is larger than a batch and the claimed bytes are in the batch before it is written.

@@ -13,7 +13,18 @@ import org.rds4j.core.testkit.TestHosts;
  * one free TCP port, each on its own address, as machines would all use 16385.
  */
 final class TcpHosts implements TestHosts {
+    private final boolean nio;
     private int tcpPort;
+
+    /** Hosts on the transport's usual channels (native epoll where it is available). */
+    TcpHosts() {
+        this(false);
+    }
+
+    /** @param nio whether the stacks run on Netty's NIO channels ({@code tcp.native=false}) whatever is available */
+    TcpHosts(boolean nio) {
+        this.nio = nio;
+    }
 
     @Override
     public RdsStack newStack(String name, InetAddress address, int index) throws IOException {
@@ -21,9 +32,13 @@ final class TcpHosts implements TestHosts {
             tcpPort = freePort();
         }
         // Short reconnect delays, so that a peer brought up late (the cancel test) is reached quickly.
-        return RdsStack.create(RdsStackConfig.builder().name(name).address(address).tcpPort(tcpPort)
+        RdsStackConfig.Builder b = RdsStackConfig.builder().name(name).address(address).tcpPort(tcpPort)
                 .reconnectDelays(Duration.ofMillis(1), Duration.ofMillis(100))
-                .defaultTransport("tcp").paths(8).build());
+                .defaultTransport("tcp").paths(8);
+        if (nio) {
+            b.property("tcp.native", "false");
+        }
+        return RdsStack.create(b.build());
     }
 
     static int freePort() throws IOException {

@@ -182,11 +182,14 @@ class BatchingFrameSinkTest {
         return got.toByteArray();
     }
 
-    @Test
-    void lentPayloadsLeaveFromWhereTheyLieInStreamOrder() {
-        EmbeddedChannel ch = channel();
-        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
-        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+    /**
+     * Writes 40 frames: every fourth from the second one lends its payload of about 70,000 bytes (which starts 3
+     * bytes into its buffer and is left where it was), the others' payloads of about 100 bytes are copied. Appends
+     * each frame to {@code expected}.
+     *
+     * @return the loans, in the order written
+     */
+    private static List<TestLoan> writeSmallAndLentFrames(BatchingFrameSink sink, ByteArrayOutputStream expected) {
         List<TestLoan> loans = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             boolean large = i % 4 == 1;
@@ -205,6 +208,15 @@ class BatchingFrameSinkTest {
                 sink.write(f[0], f[1], null);
             }
         }
+        return loans;
+    }
+
+    @Test
+    void lentPayloadsLeaveFromWhereTheyLieInStreamOrder() {
+        EmbeddedChannel ch = channel();
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        List<TestLoan> loans = writeSmallAndLentFrames(sink, expected);
         long total = expected.size();
         assertEquals(total, sink.streamOffset());
         sink.finish();
@@ -244,20 +256,7 @@ class BatchingFrameSinkTest {
         EmbeddedChannel ch = channel();
         BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true, false);
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
-        List<TestLoan> loans = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
-            boolean large = i % 4 == 1;
-            ByteBuffer[] f = RecordingHandler.frame(i, RecordingHandler.payload(i, large ? 70_000 + i : 100 + i),
-                    large ? 1 : i);
-            RecordingHandler.append(expected, f);
-            if (large) {
-                TestLoan loan = new TestLoan(f[1]);
-                loans.add(loan);
-                sink.write(f[0], f[1], loan);
-            } else {
-                sink.write(f[0], f[1], null);
-            }
-        }
+        List<TestLoan> loans = writeSmallAndLentFrames(sink, expected);
         sink.finish();
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         int lent = 0;

@@ -47,6 +47,8 @@ public final class Contenders {
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
                 new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
+                // A reader waiting for the reply to its one request reads the socket itself, and a reply writes itself.
+                new Rds4jContender("tcp", "rds4j-tcp-callerio", b -> b.property("tcp.callerIo", "true")),
                 // The I/O threads sleeping as soon as they are idle, without the default's 250 us of yielding first.
                 new Rds4jContender("tcp", "rds4j-tcp-sleep", b -> b.property("tcp.yieldMicros", "0")),
                 Rds4jContender.tls("rds4j-tcp-tls"),

@@ -72,14 +72,15 @@ final class Acknowledgements {
     static final long ACK_ONLY_DELAY_NANOS = 50_000;
 
     /**
-     * Under caller I/O, how many times the wait may double, to {@code ACK_ONLY_DELAY_NANOS << 5} (1.6 ms), while the
-     * replies leave on other lanes (lanes follow the sending port, so with eight of them a request and its reply
-     * usually take different paths, and no reply ever carries this path's h_ack). The peer's busy-polling reader
+     * Under busy-poll's caller I/O, how many times the wait may double, to {@code ACK_ONLY_DELAY_NANOS << 5} (1.6 ms),
+     * while the replies leave on other lanes (lanes follow the sending port, so with eight of them a request and its
+     * reply usually take different paths, and no reply ever carries this path's h_ack). The peer's busy-polling reader
      * polls the lane its replies come on, so each ack-only message on this one wakes the peer's I/O thread, which
      * then yields for its 250 us beside the two polling threads, which on two cores slows both
      * (docs/decisions/0032-ack-only-waits-longer-when-replies-take-other-lanes.md). Waiting longer costs an
-     * application thread that polls nothing. Without caller I/O the event loop keeps the deadline by staying awake,
-     * so the wait stays 50 us there.
+     * application thread that polls nothing. Without busy-poll the event loop keeps the deadline by staying awake,
+     * so the wait stays 50 us there: with readers that poll only while they wait for a reply (tcp.callerIo), doubling
+     * it held back a 1 MiB stream's acknowledgements and cost it about 12 % of its rate (decision 0033).
      */
     static final int CROSS_LANE_DOUBLINGS = 5;
 
@@ -94,7 +95,7 @@ final class Acknowledgements {
     private long dataPassesAtWait;
     /** How many times the current wait doubled: waits missed in a row while traffic went back on other lanes. */
     private int doublings;
-    /** {@link #CROSS_LANE_DOUBLINGS} under caller I/O, else 0. */
+    /** {@link #CROSS_LANE_DOUBLINGS} under busy-poll's caller I/O, else 0. */
     private final int maxDoublings;
     /**
      * Waits in a row during which nothing went back to the peer on any path of the connection. From
@@ -115,9 +116,9 @@ final class Acknowledgements {
     /** When we began asking with pings that no pong has answered since, 0 if none is waiting. */
     private long askingSinceNanos;
 
-    Acknowledgements(ConnectionEnvironment env, InetAddress local, Object describe, boolean callerIo) {
+    Acknowledgements(ConnectionEnvironment env, InetAddress local, Object describe, boolean readersPoll) {
         this.env = env;
-        this.maxDoublings = callerIo ? CROSS_LANE_DOUBLINGS : 0;
+        this.maxDoublings = readersPoll ? CROSS_LANE_DOUBLINGS : 0;
         this.local = local;
         this.describe = describe;
     }

@@ -377,9 +377,10 @@ public final class Connection implements SendTarget {
     // ---- the holder: under caller I/O, ownership passes by a flag ----
     //
     // Without caller I/O the I/O thread owns the connection outright and these methods do nothing. With it
-    // (TransportInstance#callerIo: busy-poll over TCP) an application thread may read a path's socket or run a pass in
-    // its own thread; it does so only holding the flag, which the I/O thread takes too, around every handler call and
-    // task. A pass asked for while another thread holds the flag is run by that thread as it lets go.
+    // (TransportInstance#callerIo: TCP under busy-poll or tcp.callerIo) an application thread may read a path's
+    // socket or run a pass in its own thread; it does so only holding the flag, which the I/O thread takes too, around
+    // every handler call and task. A pass asked for while another thread holds the flag is run by that thread as it
+    // lets go.
 
     /** Whether application threads may do this connection's socket I/O; fixed for the connection's life. */
     private final boolean callerIo;

@@ -41,6 +41,16 @@ public interface ConnectionEnvironment {
     MessageReceiver receiver(InetAddress local, int port);
 
     /**
+     * Whether the stack busy-polls ({@link org.rds4j.RdsStackConfig#busyPoll()}): its readers poll their paths for as
+     * long as they wait, rather than for a reply's yielding window at most.
+     *
+     * @return true under busy-poll
+     */
+    default boolean busyPoll() {
+        return false;
+    }
+
+    /**
      * A uniformly random value in {@code [0, bound)}, for backoff jitter.
      *
      * @param bound the exclusive upper bound, positive

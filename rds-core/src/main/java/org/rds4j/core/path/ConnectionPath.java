@@ -72,7 +72,7 @@ public final class ConnectionPath {
         this.env = connection.env();
 
         this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index,
-                connection.callerIo());
+                connection.callerIo() && env.busyPoll());
         this.receiver = new PathReceiver(this, acks);
         this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());

@@ -183,7 +183,9 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
             throws IOException {
         checkOpen();
         sends++;
-        sendInCaller = !sentSinceReceive;
+        // A reply writes itself under busy-poll; under tcp.callerIo only if nothing else waits to be read: a reader
+        // with a backlog answers it next, and those replies batch on the I/O thread (decision 0033).
+        sendInCaller = !sentSinceReceive && (busyPoll || receiveQueue.nothingToTake());
         sentSinceReceive = true;
         InetSocketAddress from = local;
         if (from == null) {
@@ -429,14 +431,14 @@ public final class CoreSocket implements RdsSocket, MessageOwner, MessageReceive
         return n;
     }
 
-    // ---- caller I/O (busy-poll over TCP, decision 0031) ----
+    // ---- caller I/O (busy-poll over TCP, decision 0031; tcp.callerIo, decision 0033) ----
     //
     // A hint kept by the sending and receiving threads without synchronization: with several threads sending on one
     // socket a send may be taken for a reply when it is not, which costs it only a pass of its own.
 
     /** Whether this socket sent since its last receive returned. */
     private boolean sentSinceReceive;
-    /** Whether the send in progress is the first since the last receive. */
+    /** Whether the send in progress is a reply its own thread writes: the first since the last receive. */
     private boolean sendInCaller;
 
     @Override

@@ -402,7 +402,7 @@ public final class ReceiveQueue {
                     return null;
                 }
                 if (busyPoll) {
-                    spinUnlocked(deadline);
+                    spinUnlocked(deadline, true);
                     continue;
                 }
                 if (me != null && posted.idle()) {
@@ -416,7 +416,10 @@ public final class ReceiveQueue {
                         if (deadline != Long.MAX_VALUE && deadline - until < 0) {
                             until = deadline;
                         }
-                        spinUnlocked(until);
+                        // Under tcp.callerIo a reader that awaits the reply to its one request reads the path's
+                        // socket itself while it yields (decision 0033); one whose buffer is lent leaves a large
+                        // reply to the I/O thread, which reads it in place.
+                        spinUnlocked(until, me == null && replySpin.oneRequest());
                         continue;
                     }
                 }
@@ -488,6 +491,14 @@ public final class ReceiveQueue {
     /** Under caller I/O, the path that delivered here last: a busy-polling reader polls its socket while it waits. */
     private volatile ConnectionPath deliveredBy;
 
+    /**
+     * Whether nothing waits to be taken: a hint, read without the lock (a socket with messages still queued will send
+     * more replies soon, which batch better on the I/O thread than each in its own pass).
+     */
+    boolean nothingToTake() {
+        return (int) AVAILABLE.getOpaque(this) == 0;
+    }
+
     /** Under caller I/O, before each delivery, on the delivering path's holder; a plain store unless it changed. */
     void deliveredBy(ConnectionPath path) {
         ConnectionPath old = deliveredBy;
@@ -507,9 +518,10 @@ public final class ReceiveQueue {
      * turns before the first yield made a 64-byte round trip on 2 cores take 86 us instead of 30:
      * {@code BackoffSelectStrategy} says why). A reader's posted buffer stays lent meanwhile (only outside busy-poll),
      * so a large reply still goes straight into it; its filling is watched too, as it does not count in
-     * {@link #available}.
+     * {@link #available}. With {@code pollPath}, under caller I/O, it also reads the socket of the path that delivered
+     * to it last between checks.
      */
-    private void spinUnlocked(long until) throws InterruptedException {
+    private void spinUnlocked(long until, boolean pollPath) throws InterruptedException {
         lock.unlock();
         try {
             while ((int) AVAILABLE.getOpaque(this) == 0 && !posted.filled() && !socket.isClosed()) {
@@ -519,7 +531,7 @@ public final class ReceiveQueue {
                 if (until != Long.MAX_VALUE && clock.getAsLong() - until >= 0) {
                     return;
                 }
-                ConnectionPath from = deliveredBy;
+                ConnectionPath from = pollPath ? deliveredBy : null;
                 if (from != null) {
                     from.pollAsReader();            // caller I/O: reads the socket here, and may deliver to us
                     if ((int) AVAILABLE.getOpaque(this) != 0) {

@@ -68,7 +68,7 @@ public interface TransportInstance extends AutoCloseable {
      * Whether application threads may do this instance's socket I/O themselves ({@link TransportConnection#callerSink},
      * {@link TransportConnection#readInCaller}): then a connection's state belongs to whichever thread holds its flag,
      * the I/O thread or an application thread, and the I/O thread takes the flag around every handler call and task.
-     * TCP under busy-poll (decision 0031); false by default.
+     * TCP under busy-poll (decision 0031) or with tcp.callerIo (decision 0033); false by default.
      *
      * @return whether connections of this instance use caller I/O
      */

@@ -198,6 +198,11 @@ public final class CoreStack implements RdsStack, ConnectionEnvironment {
         return counters;
     }
 
+    @Override
+    public boolean busyPoll() {
+        return config.busyPoll();
+    }
+
     // ------------------------------------------------------------------------------------------------ sockets
 
     /**

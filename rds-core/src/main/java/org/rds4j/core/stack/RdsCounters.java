@@ -85,9 +85,15 @@ public final class RdsCounters {
         CONN_REFUSED_BY_PEER("conn_refused_by_peer"),
         /** rds4j: an attempt to connect to a peer made no connection (nothing listening, no route, a timeout). */
         CONN_CONNECT_FAILED("conn_connect_failed"),
-        /** rds4j: reads of a path's socket by an application thread, under busy-poll over TCP (caller I/O). */
+        /**
+         * rds4j: reads of a path's socket by an application thread, over TCP under busy-poll or tcp.callerIo (caller
+         * I/O).
+         */
         CALLER_READS("caller_reads"),
-        /** rds4j: transmit passes an application thread wrote itself, under busy-poll over TCP (caller I/O). */
+        /**
+         * rds4j: transmit passes an application thread wrote itself, over TCP under busy-poll or tcp.callerIo (caller
+         * I/O).
+         */
         CALLER_PASSES("caller_passes");
 
         private final String kernelName;

@@ -3,8 +3,9 @@ package org.rds4j.transport.tcp;
 import io.netty.util.concurrent.FastThreadLocal;
 
 /**
- * The transmit passes an epoll I/O thread owes at a deadline ({@link TcpConnection#requestTransmitAfter}): the core
- * asks for one when an acknowledgement may wait for a reply to carry it. The thread's {@link BackoffSelectStrategy}
+ * The tasks an I/O thread that yields before it sleeps owes at a deadline: transmit passes
+ * ({@link TcpConnection#requestTransmitAfter}), which the core asks for when an acknowledgement may wait for a reply to
+ * carry it, and under tcp.callerIo the check of a path's reading lease. The thread's {@link BackoffSelectStrategy}
  * runs those due at every turn of the loop and does not let the thread sleep while one waits, so a deadline costs
  * no timer and nothing is allocated per request (the arrays grow to the most connections that ever waited at once).
  *
@@ -20,8 +21,8 @@ final class DeferredTransmits {
     private long earliest;
 
     /**
-     * The calling event loop thread's passes, or {@code null} if its loop does not keep deadlines (an NIO loop, or
-     * one that sleeps at once: {@code tcp.yieldMicros=0}).
+     * The calling event loop thread's deadlines, or {@code null} if its loop does not keep them (one that sleeps at
+     * once: {@code tcp.yieldMicros=0}, or an NIO loop without caller I/O).
      */
     static DeferredTransmits ofThisThread() {
         return OF_THREAD.getIfExists();
@@ -55,7 +56,8 @@ final class DeferredTransmits {
     }
 
     /**
-     * Runs the tasks that are due, each once.
+     * Runs the tasks that are due, each once. A task may not {@link #add} (it would be lost): one that needs another
+     * deadline queues a task on the loop that adds it.
      *
      * @param nowNanos {@code System.nanoTime()}
      * @return whether any ran (a connection's pass is then queued on this loop)

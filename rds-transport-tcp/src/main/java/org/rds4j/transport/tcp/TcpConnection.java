@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
 import org.rds4j.core.spi.CallerPoll;
@@ -105,6 +106,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.tls = tls;
         this.sink = new BatchingFrameSink(channel, this, !tls);
         this.callerChannel = !tls && channel instanceof CallerIoSocketChannel c ? c.jdkChannel() : null;
+        this.leaseNanos = instance.readerLeaseNanos();
     }
 
     // ---- TransportConnection: any thread ----
@@ -169,9 +171,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     // Such a thread may read the JDK channel (readInCaller) and write it (callerSink) in its own context. Reading is
     // either the event loop's (auto-read) or the callers', never both: a reader's first poll asks the loop to stop
     // reading, and callers read only once it has (callerReadReady), so no byte is read out of order. The loop takes
-    // reading back when asked (a maintenance turn with no reader since the last, a reader gone to another path) and at
-    // the end of the stream or an error, which it then reads and reports as usual. Caller writes happen only while
-    // Netty holds nothing unwritten for the channel; a short write hands the rest to the loop (callerLeft).
+    // reading back when asked (a maintenance turn with no reader since the last, a reader gone to another path), at
+    // the end of the stream or an error, which it then reads and reports as usual, and under tcp.callerIo once no
+    // reader polled for the reading lease (readers there poll only while they wait for a reply). Caller writes happen
+    // only while Netty holds nothing unwritten for the channel; a short write hands the rest to the loop (callerLeft).
 
     /** The JDK channel application threads read and write, or null: not caller I/O, or TLS. */
     private final SocketChannel callerChannel;
@@ -194,6 +197,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private CallerFrameSink callerFrames;
     private final Runnable handReadingOver = this::handReadingOver;
     private final Runnable takeReadingBack = this::takeReadingBack;
+    /** How long reading stays the callers' after the last reader's poll (tcp.callerIo); 0: no lease. */
+    private final long leaseNanos;
+    /** When a reader last polled ({@link System#nanoTime}), while there is a lease. */
+    private volatile long readerPolledAt;
+    /** A check of the lease waits on the event loop. Event-loop state. */
+    private boolean leaseWatched;
+    private final Runnable leaseDue = this::leaseDue;
+    private final Runnable checkLease = this::checkLease;
 
     /** Reads a caller makes in one poll at most, of 64 KiB each. */
     private static final int READS_PER_POLL = 4;
@@ -232,6 +243,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             }
             case READER -> {
                 readerPolled = true;
+                if (leaseNanos != 0) {
+                    readerPolledAt = System.nanoTime();
+                }
                 if (!callerReading) {
                     callerReading = true;
                     onLoop(handReadingOver);
@@ -314,9 +328,57 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             if (callerReading && callerOk && channel.isActive()) {
                 channel.config().setAutoRead(false);
                 callerReadReady = true;
+                if (leaseNanos != 0) {
+                    watchLease(System.nanoTime() + leaseNanos);
+                }
             }
         } finally {
             callerReadLock.unlock();
+        }
+    }
+
+    /**
+     * On the event loop: the lease is checked at {@code due} ({@link System#nanoTime}). Through the loop's
+     * deadlines ({@link DeferredTransmits}: no allocation, and the loop stays awake meanwhile), or a scheduled task
+     * on a loop that sleeps at once ({@code tcp.yieldMicros=0}).
+     */
+    private void watchLease(long due) {
+        if (leaseWatched) {
+            return;
+        }
+        leaseWatched = true;
+        DeferredTransmits d = DeferredTransmits.ofThisThread();
+        if (d != null) {
+            d.add(leaseDue, due);
+        } else {
+            channel.eventLoop().schedule(checkLease, Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** The lease's deadline came, inside the loop's run of its deadlines, which may not add one: checked next. */
+    private void leaseDue() {
+        onLoopLater(checkLease);
+    }
+
+    /** On the event loop: reading comes back to it if no reader polled for the lease, else the lease is watched on. */
+    private void checkLease() {
+        leaseWatched = false;
+        if (!callerReading || !callerReadReady) {
+            return;                                 // the loop reads, or hands reading over again (and watches then)
+        }
+        long last = readerPolledAt;
+        if (System.nanoTime() - last >= leaseNanos) {
+            takeReadingBack();
+        } else {
+            watchLease(last + leaseNanos);
+        }
+    }
+
+    private void onLoopLater(Runnable task) {
+        try {
+            channel.eventLoop().execute(task);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: the event loop has shut down", this);
         }
     }
 

@@ -95,8 +95,13 @@ public final class TcpTransportInstance implements TransportInstance {
     /** The port peers listen on; the stack's own port unless a test puts a proxy in between. */
     private final int peerPort;
     private final boolean epoll;
-    /** Busy-poll: application threads do the sockets' I/O (decision 0031). */
+    /** Application threads do the sockets' I/O: under busy-poll (decision 0031), or asked for by tcp.callerIo. */
     private final boolean callerIo;
+    /**
+     * Under tcp.callerIo without busy-poll, how long a path's reading stays the callers' after the last reader's poll
+     * before the I/O thread takes it back ({@link TcpConnection}); 0 under busy-poll, whose readers keep polling.
+     */
+    private final long readerLeaseNanos;
     private final PeerAffineLoopGroup group;
     private final int connectTimeoutMs;
     private final WriteBufferWaterMark waterMark;
@@ -141,7 +146,11 @@ public final class TcpTransportInstance implements TransportInstance {
         // Busy-poll: application threads read and write the sockets themselves (caller I/O, decision 0031). They do it
         // on the JDK's channels under Netty's NIO ones: a JDK channel's close waits for a read or write in progress,
         // where an epoll channel's event loop may close its descriptor, and the number be reused, at any moment.
-        this.callerIo = config.busyPoll();
+        // tcp.callerIo: the same without busy-poll, for a reader waiting for a reply in its yielding window only
+        // (decision 0033).
+        boolean callerIoAsked = booleanProperty(config, "tcp.callerIo", false);
+        this.callerIo = config.busyPoll() || callerIoAsked;
+        this.readerLeaseNanos = config.busyPoll() || !callerIoAsked ? 0 : READER_LEASE_NANOS;
         this.epoll = !callerIo && wantNative && Epoll.isAvailable();
         // How the I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their last
         // work, then sleep in epoll_wait (or select, under caller I/O).
@@ -154,7 +163,8 @@ public final class TcpTransportInstance implements TransportInstance {
                 : backoff ? NioIoHandler.newFactory(SelectorProvider.provider(),
                         () -> new BackoffSelectStrategy(yieldNanos))
                 : NioIoHandler.newFactory();
-        String why = (callerIo ? "NIO, busy-poll: application threads read and write the sockets"
+        String why = (config.busyPoll() ? "NIO, busy-poll: application threads read and write the sockets"
+                : callerIo ? "NIO, tcp.callerIo: application threads waiting for a reply read and write the sockets"
                 : epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause() + ")"
                 : "NIO (tcp.native=false)")
                 + (backoff ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
@@ -170,6 +180,28 @@ public final class TcpTransportInstance implements TransportInstance {
         PooledByteBufAllocator p = pool;
         this.poolUse = () -> p.metric().usedDirectMemory();
         host.offHeap().addPool(poolUse);
+    }
+
+    /**
+     * How long reading stays the callers' after a reader's last poll under tcp.callerIo: a reader that got its reply
+     * and sends the next request within it finds the socket still its own, and a message for a socket that nobody
+     * polls waits at most this long (plus the I/O thread's turn) to be read.
+     */
+    static final long READER_LEASE_NANOS = 200_000;
+
+    private static boolean booleanProperty(RdsStackConfig config, String key, boolean fallback) {
+        String value = config.property(key, null);
+        if (value == null) {
+            return fallback;
+        }
+        String v = value.trim();
+        if (v.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (v.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException(key + " must be true or false, was \"" + value + "\"");
     }
 
     private static int intProperty(RdsStackConfig config, String key, int fallback, int min) {
@@ -201,6 +233,11 @@ public final class TcpTransportInstance implements TransportInstance {
     @Override
     public boolean callerIo() {
         return callerIo;
+    }
+
+    /** How long a path's reading stays the callers' after their last poll; 0: until the maintenance turn. */
+    long readerLeaseNanos() {
+        return readerLeaseNanos;
     }
 
     private io.netty.channel.ChannelFactory<ServerChannel> serverChannels() {

@@ -406,7 +406,7 @@ class TcpTransportTest {
     @Test
     void badPropertiesAreRefused() {
         for (Map<String, String> props : List.of(Map.of("tcp.ioThreads", "0"), Map.of("tcp.ioThreads", "x"),
-                Map.of("tcp.lowWaterMark", "2000000"))) {
+                Map.of("tcp.lowWaterMark", "2000000"), Map.of("tcp.callerIo", "yes"))) {
             var b = TestHost.config("bad", 1);
             props.forEach(b::property);
             try (TestHost host = new TestHost(b.build())) {

@@ -55,13 +55,13 @@ class CallerIoTest {
         return s;
     }
 
-    private static long counter(RdsStack s, String name) {
+    static long counter(RdsStack s, String name) {
         Map<String, Long> c = s.counters();
         return c.getOrDefault(name, 0L);
     }
 
     /** Echoes {@code n} messages back to their sources, each after its receive: replies, written by this thread. */
-    private static CompletableFuture<Void> echo(RdsSocket s, int n, int size) {
+    static CompletableFuture<Void> echo(RdsSocket s, int n, int size) {
         return CompletableFuture.runAsync(() -> {
             ByteBuffer buf = ByteBuffer.allocateDirect(size);
             RdsMessageInfo info = new RdsMessageInfo();

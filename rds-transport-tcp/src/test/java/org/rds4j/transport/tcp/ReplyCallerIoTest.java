@@ -2,6 +2,8 @@ package org.rds4j.transport.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rds4j.transport.tcp.CallerIoTest.counter;
+import static org.rds4j.transport.tcp.CallerIoTest.echo;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -52,28 +54,6 @@ class ReplyCallerIoTest {
         RdsSocket s = keep(stack.openSocket());
         s.bind(new InetSocketAddress(InetAddress.getByName(address), port));
         return s;
-    }
-
-    private static long counter(RdsStack s, String name) {
-        return s.counters().getOrDefault(name, 0L);
-    }
-
-    /** Echoes {@code n} messages back to their sources, each after its receive. */
-    private static CompletableFuture<Void> echo(RdsSocket s, int n, int size) {
-        return CompletableFuture.runAsync(() -> {
-            ByteBuffer buf = ByteBuffer.allocateDirect(size);
-            RdsMessageInfo info = new RdsMessageInfo();
-            try {
-                for (int i = 0; i < n; i++) {
-                    buf.clear();
-                    s.receive(buf, info, 0);
-                    buf.flip();
-                    s.send(buf, info.source());
-                }
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
     }
 
     /** One request out, its reply awaited: both sides' readers read, and the replies write themselves. */

@@ -29,7 +29,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -160,8 +159,7 @@ public final class TcpTransportInstance implements TransportInstance {
         IoHandlerFactory ioHandler = epoll
                 ? (backoff ? EpollIoHandler.newFactory(0, () -> new BackoffSelectStrategy(yieldNanos))
                         : EpollIoHandler.newFactory())
-                : backoff ? NioIoHandler.newFactory(SelectorProvider.provider(),
-                        () -> new BackoffSelectStrategy(yieldNanos))
+                : backoff ? BackoffSelectStrategy.nioFactory(yieldNanos)
                 : NioIoHandler.newFactory();
         String why = (config.busyPoll() ? "NIO, busy-poll: application threads read and write the sockets"
                 : callerIo ? "NIO, tcp.callerIo: application threads waiting for a reply read and write the sockets"
@@ -463,7 +461,8 @@ public final class TcpTransportInstance implements TransportInstance {
     /** EADDRINUSE, however the channel type reports it (NIO: BindException; native: its own IOException). */
     private static boolean isAddressInUse(Throwable cause) {
         return cause instanceof BindException
-                || cause instanceof IOException && String.valueOf(cause.getMessage()).contains("Address already in use");
+                || cause instanceof IOException
+                        && String.valueOf(cause.getMessage()).contains("Address already in use");
     }
 
     /** Applies the kernel's RDS socket tuning ({@code rds_tcp_tune}, {@code rds_tcp_keepalive}) and our buffers. */

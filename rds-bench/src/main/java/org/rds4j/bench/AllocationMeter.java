@@ -15,10 +15,13 @@ import java.util.Map;
  * <p>Method: {@link com.sun.management.ThreadMXBean#getThreadAllocatedBytes(long[])} for all live thread ids, once
  * before and once after the measured phase; a thread's share is its counter's difference (or its whole counter if it
  * was born within the phase). The counter of a thread that dies within the phase is lost with it, so the harness
- * keeps its own threads alive across phases ({@link Worker}) and measures after the contender's threads are up. The
- * meter's own arrays (a few hundred bytes per snapshot) are counted too, which is noise against the thousands of
- * messages of a phase. HotSpot counts TLAB allocations when the TLAB is handed out, so each figure has a resolution
- * of a TLAB per thread; spread over a phase's messages it is small.
+ * keeps its own threads alive across phases ({@link Worker}) and measures after the contender's threads are up.
+ *
+ * <p>The coordinating thread, the one that takes the snapshots, is left out of the sum: in the phase it only starts
+ * each side's task on its worker and waits for them, running no contender code, and that bookkeeping (futures for
+ * every task, the meter's own arrays) is a few kilobytes per phase, which a 1 MiB cell with eight socket pairs,
+ * a few thousand messages, charged to the contender as three bytes per message. {@code --threads} leaves it out
+ * too.
  */
 final class AllocationMeter {
     private static final com.sun.management.ThreadMXBean THREADS =
@@ -51,11 +54,16 @@ final class AllocationMeter {
         return out;
     }
 
-    /** Bytes allocated between two snapshots, over every thread alive at the second. */
+    /**
+     * Bytes allocated between two snapshots taken by this thread, over every other thread alive at the second.
+     */
     static long allocatedBetween(Map<Long, Long> before, Map<Long, Long> after) {
+        long coordinator = Thread.currentThread().getId();
         long sum = 0;
         for (Map.Entry<Long, Long> e : after.entrySet()) {
-            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            if (e.getKey() != coordinator) {
+                sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            }
         }
         return sum;
     }
@@ -76,14 +84,15 @@ final class AllocationMeter {
      * @param before the snapshot taken before the phase
      * @param after the snapshot taken after it
      * @param names the threads' names by id ({@link ThreadCpuMeter#snapshot()}); an id it lacks shows as a number
-     * @return the threads alive at {@code after} that allocated in between
+     * @return the threads alive at {@code after} that allocated in between, except this one (the coordinator)
      */
     static List<ThreadBytes> byThread(Map<Long, Long> before, Map<Long, Long> after,
             Map<Long, ThreadCpuMeter.ThreadCpu> names) {
+        long coordinator = Thread.currentThread().getId();
         List<ThreadBytes> out = new ArrayList<>();
         for (Map.Entry<Long, Long> e : after.entrySet()) {
             long bytes = e.getValue() - before.getOrDefault(e.getKey(), 0L);
-            if (bytes > 0) {
+            if (bytes > 0 && e.getKey() != coordinator) {
                 ThreadCpuMeter.ThreadCpu t = names.get(e.getKey());
                 out.add(new ThreadBytes(t != null ? t.name() : "thread " + e.getKey(), bytes));
             }

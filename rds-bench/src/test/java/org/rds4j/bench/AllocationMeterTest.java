@@ -27,6 +27,17 @@ class AllocationMeterTest {
     }
 
     @Test
+    void theCoordinatingThreadIsLeftOutOfTheSumAndTheList() {
+        long me = Thread.currentThread().getId();
+        long other = me + 1;
+        Map<Long, Long> before = Map.of(me, 1_000L, other, 2_000L);
+        Map<Long, Long> after = Map.of(me, 9_000L, other, 2_500L);
+        assertEquals(500, AllocationMeter.allocatedBetween(before, after));
+        assertEquals(List.of(new AllocationMeter.ThreadBytes("worker", 500)), AllocationMeter.byThread(before, after,
+                Map.of(me, new ThreadCpuMeter.ThreadCpu("main", 0), other, new ThreadCpuMeter.ThreadCpu("worker", 0))));
+    }
+
+    @Test
     void describeGivesBytesAndBytesPerMessage() {
         List<String> lines = AllocationMeter.describe(List.of(
                 new AllocationMeter.ThreadBytes("rds4j-bench-a-loop", 590_000),

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rds4j.EbadfException;
@@ -25,6 +26,7 @@ import org.rds4j.core.stack.RdsCounters.Counter;
 class SendBufferSpinTest {
     private static final long BUDGET = 100;
     private static final long WINDOW = 1_000;
+    private static final String SENDER = "budget-spin-sender";
 
     private final WatchedWaiter sender = new WatchedWaiter();
     private final RdsCounters counters = new RdsCounters();
@@ -105,6 +107,39 @@ class SendBufferSpinTest {
     }
 
     @Test
+    void aParkedSendersWaitEndsWithTheReleaseNotWithItsLateWakeUp() throws Exception {
+        // The sender's own clock readings run ten windows ahead once it is woken, as if its wake-up took that long;
+        // the releasing thread's do not. Timed to its running again, every wait would count ten windows and the
+        // sender would park for good; timed to the release, the waits are short and the yielding comes back.
+        AtomicBoolean lateWakeUp = new AtomicBoolean();
+        LongSupplier clock = () -> sender.getAsLong()
+                + (lateWakeUp.get() && Thread.currentThread().getName().equals(SENDER) ? 10 * WINDOW : 0);
+        SendBuffer b = new SendBuffer(counters, BUDGET, Long.MAX_VALUE, WINDOW, clock);
+        assertEquals(0, b.tryReserve((int) BUDGET), "the budget taken whole by one message");
+        CompletableFuture<Boolean> in = startSender(b, (int) BUDGET);
+        awaitSpinning();
+        sender.advance(10 * WINDOW);                           // the budget comes back after ten windows
+        awaitParked("the window ended");
+        b.release(1, BUDGET);
+        in.get(10, TimeUnit.SECONDS);
+        // The average is 2500; each wait now lasts one tick to its release, taking a quarter off it (as above).
+        for (int round = 2; round <= 9; round++) {
+            in = startSender(b, (int) BUDGET);
+            awaitParked("round " + round + ": budget waits lately took longer than a quarter of the window");
+            sender.advance(1);
+            lateWakeUp.set(true);
+            b.release(1, BUDGET);
+            in.get(10, TimeUnit.SECONDS);
+            lateWakeUp.set(false);
+        }
+        in = startSender(b, (int) BUDGET);
+        awaitSpinning();
+        b.release(1, BUDGET);
+        in.get(10, TimeUnit.SECONDS);
+        assertEquals(BUDGET, b.queuedBytes(), "every sender got in, one after another");
+    }
+
+    @Test
     void waitsWithinTheWindowButLongerThanAQuarterOfItMakeSendersParkAtOnce() throws Exception {
         SendBuffer b = budget(WINDOW);
         CompletableFuture<Boolean> in = startSender(b, (int) BUDGET);
@@ -152,7 +187,7 @@ class SendBufferSpinTest {
 
     /** A sender reserving {@code len} bytes, waiting for ever; whether its message asks for an acknowledgement. */
     private CompletableFuture<Boolean> startSender(SendBuffer b, int len) {
-        return sender.start("budget-spin-sender", () -> b.reserve(len, true, 0, socket));
+        return sender.start(SENDER, () -> b.reserve(len, true, 0, socket));
     }
 
     private static ExecutionException assertThrowsWithin(CompletableFuture<Boolean> in) throws Exception {

@@ -249,8 +249,8 @@ public final class SendBuffer {
     /**
      * How long a budget wait that began at {@code waitStart} lasted: to now, or for a sender that parked, to the
      * release that woke it if one did meanwhile. Timed to its running again, a parked sender's wait also held its
-     * wake-up (tens of microseconds on a busy host), which no yielding sender pays: 8 KiB streams then averaged over
-     * the threshold as soon as they parked, parked from then on, and moved at a third of the rate (decision 0035).
+     * wake-up (tens of microseconds on a busy host), which no yielding sender pays, so parking could keep the rule
+     * parked (decision 0035).
      */
     private long waitEnd(long waitStart, boolean parked) {
         long now = clock.getAsLong();

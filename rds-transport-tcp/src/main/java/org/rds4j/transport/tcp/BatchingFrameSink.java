@@ -400,7 +400,7 @@ final class BatchingFrameSink implements FrameSink {
 
         @Override
         public ChannelPromise setSuccess(Void result) {
-            sink.markerDone(null);
+            trySuccess(result);
             return this;
         }
 
@@ -412,7 +412,7 @@ final class BatchingFrameSink implements FrameSink {
 
         @Override
         public ChannelPromise setFailure(Throwable cause) {
-            sink.markerDone(cause);
+            tryFailure(cause);
             return this;
         }
     }

@@ -21,7 +21,8 @@ import org.rds4j.core.spi.PayloadLoan;
  * absolute positions on both sides, so the caller's buffers are never touched, not even for a moment (a payload may
  * be shared by connections on other I/O threads), and nothing is allocated per message or per batch: batches come
  * from the I/O thread's {@link BufferRecycler} (written batches used again, else the pooled allocator) and are written
- * with the channel's void promise (a failed write fires {@code exceptionCaught}, which closes the connection).
+ * with the channel's void promise (a failed write fires {@code exceptionCaught}, which fails the connection: it is
+ * read to its end, then closed, {@link TcpConnection}).
  *
  * <p>Except large payloads the core lends ({@link #write(ByteBuffer, ByteBuffer, PayloadLoan)}): from 32 KiB a
  * message's payload is already in direct memory, and copying it into batches took 12 % of the sending I/O thread's

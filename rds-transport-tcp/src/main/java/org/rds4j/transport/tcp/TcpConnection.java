@@ -53,6 +53,14 @@ import org.slf4j.LoggerFactory;
  * onClosed} comes exactly once, from {@code channelInactive}, with the first error seen (an exception, a failed
  * write) or {@code null} for an orderly close.
  *
+ * <p><b>Failure.</b> A connection that fails on an I/O error (a write the peer's reset refused, a failed read) is
+ * read to its end before it closes ({@link #drainThenClose}): what the peer sent before it reset the connection may
+ * still wait unread in our socket's receive buffer, TCP has acknowledged it, and a kernel peer frees a message once
+ * TCP acknowledged all of it ({@code rds_tcp_write_space}), so it never sends it again. Closing at the failed write,
+ * as Netty does by itself, lost those messages (seen against Linux 6.1 with a connection reset mid-run). Channels
+ * therefore run with Netty's {@code AUTO_CLOSE} off: a failed write shuts the output down and reports here, and the
+ * read that reaches the end of the stream, or its error, closes the channel.
+ *
  * <p><b>Transmit.</b> {@link #requestTransmit()} is one volatile read in the common case (a call already pending),
  * else one CAS and one task submission of a preallocated {@link Runnable}: the core may call it after every message.
  * {@link #requestTransmitAfter} leaves the request with the event loop's {@link DeferredTransmits} until its
@@ -86,6 +94,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     /** Whether the peer sent a byte on this connection. */
     private boolean readAny;
     private Throwable cause;
+    /** Failed on an I/O error: reading to the end before the close ({@link #drainThenClose}). Event-loop state. */
+    private boolean draining;
     private InetSocketAddress local;
     private InetSocketAddress remote;
     /** Between a read target given by the core and the report of what the read put there. */
@@ -388,7 +398,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try {
             callerReadReady = false;
             callerReading = false;
-            if (live && channel.isActive()) {
+            if (live && channel.isActive() && !draining) {
                 channel.config().setAutoRead(readable);  // true also starts a read
             }
         } finally {
@@ -498,8 +508,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     /** On the event loop: auto-read as last asked; an accepted channel reads only once its handler is live. */
     private void applyReadable() {
-        if (callerReading) {
-            return;                                 // callers read, and look at the flag themselves
+        if (callerReading || draining) {
+            return;                                 // callers read, and look at the flag themselves; or read to the end
         }
         if (live && channel.isActive() && channel.config().isAutoRead() != readable) {
             channel.config().setAutoRead(readable);  // true also starts a read
@@ -532,15 +542,14 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     @Override
     public void batchFailed(Throwable failure) {
-        if (!localClose) {
-            // A ClosedChannelException without a cause only says the channel closed first; the close's own reason,
-            // if any, was recorded by exceptionCaught or wraps it.
-            Throwable t = failure instanceof ClosedChannelException ? failure.getCause() : failure;
-            if (t != null && cause == null) {
-                cause = t;
-            }
+        // A ClosedChannelException without a cause only says the channel closed first; the close's own reason, if
+        // any, was recorded by exceptionCaught or wraps it.
+        Throwable t = failure instanceof ClosedChannelException ? failure.getCause() : failure;
+        if (localClose || t == null) {
+            channel.close();
+        } else {
+            fail(t);
         }
-        channel.close();
     }
 
     private void fail(Throwable t) {
@@ -548,7 +557,46 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (cause == null) {
             cause = t;
         }
+        // TLS's errors are IOExceptions too, but what follows a broken record cannot be read.
+        if (t instanceof IOException && !(t instanceof SSLException) && live && !closedNotified && !localClose
+                && channel.isActive()) {
+            if (!draining) {
+                drainThenClose();
+            }
+            return;                                 // reading to the end closes it
+        }
         channel.close();
+    }
+
+    /** How long a failed connection may take to read what it holds before it is closed anyway. */
+    private static final long DRAIN_LIMIT_MS = 2_000;
+
+    /**
+     * On the event loop, after an I/O error: reads what the socket still holds, then closes (see Failure, above).
+     * Nothing is written any more (a transmit pass sees the cause). Reading goes on whatever the core asked, and
+     * back from callers: what is left is at most the socket's receive buffer, and the peer will not send it again.
+     * The read that finds the end of the stream, or the reset behind it, closes the channel; a socket that failed
+     * and still does not end (a local error, not the peer's) is closed after {@link #DRAIN_LIMIT_MS}.
+     */
+    private void drainThenClose() {
+        draining = true;
+        callerReadLock.lock();
+        try {
+            callerReadReady = false;
+            callerReading = false;
+        } finally {
+            callerReadLock.unlock();
+        }
+        channel.config().setAutoRead(true);
+        channel.read();
+        channel.eventLoop().schedule(() -> {
+            channel.close();                        // no-op once the read closed it
+        }, DRAIN_LIMIT_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether bytes read now go to the core: the connection is its, and has not failed, or is read to its end. */
+    private boolean delivering() {
+        return live && !closedNotified && (cause == null || draining);
     }
 
     // ---- pipeline events: event loop ----
@@ -634,7 +682,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
      * @return the core's buffer as a read buffer, or {@code null} to read into a recycled buffer
      */
     ByteBuf inPlaceReadBuffer() {
-        if (!live || closedNotified || cause != null || inPlaceReading) {
+        if (!delivering() || inPlaceReading) {
             return null;
         }
         ReadTarget t = handler.readTarget();
@@ -658,7 +706,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (msg instanceof InPlaceReadBuf b) {
             readAny = true;
             try {
-                inPlaceReadEnded(live && !closedNotified && cause == null ? b.readableBytes() : 0);
+                inPlaceReadEnded(delivering() ? b.readableBytes() : 0);
             } finally {
                 b.release();
             }
@@ -672,7 +720,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         try {
             int n = buf.readableBytes();
             readAny |= n > 0;
-            if (n > 0 && live && !closedNotified && cause == null) {
+            if (n > 0 && delivering()) {
                 if (buf.nioBufferCount() == 1) {
                     handler.onBytes(buf.internalNioBuffer(buf.readerIndex(), n));
                 } else {

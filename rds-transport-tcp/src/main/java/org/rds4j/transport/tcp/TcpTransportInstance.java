@@ -471,6 +471,9 @@ public final class TcpTransportInstance implements TransportInstance {
         ch.config().setOption(ChannelOption.SO_KEEPALIVE, true);
         ch.config().setOption(ChannelOption.ALLOCATOR, pool);
         ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
+        // A failed write shuts the output down instead of closing: the connection reads what the peer sent before it
+        // failed, and the end of the stream closes it (TcpConnection, "Failure").
+        ch.config().setOption(ChannelOption.AUTO_CLOSE, false);
         try {
             if (epoll) {
                 ch.config().setOption(EpollChannelOption.TCP_KEEPIDLE, KEEPALIVE_IDLE);

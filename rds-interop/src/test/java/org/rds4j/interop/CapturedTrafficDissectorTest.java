@@ -46,7 +46,7 @@ import org.rds4j.wireshark.Tshark;
  * message tshark dissects equal to what rds4j's codec reads from the file. The capture is kept as
  * {@code target/dissector-interop.pcap}.
  */
-@ExtendWith(ScenarioReport.class)
+@ExtendWith({ScenarioReport.class, GuestBreakdown.class})
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class CapturedTrafficDissectorTest {
     private static final int[] SIZES = {0, 1, 100, 4096, 65536, 1 << 20};

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * into the guest; without them these scenarios are skipped, saying so, except in CI, where that fails.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(ScenarioReport.class)
+@ExtendWith({ScenarioReport.class, GuestBreakdown.class})
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class InteropWithRdsToolsTest {
     /** rds-stress's per-second line: tsks, tx/s, rx/s, then six decimal columns. */

@@ -47,7 +47,7 @@ import org.rds4j.tools.PayloadPattern;
  *
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ExtendWith(ScenarioReport.class)
+@ExtendWith({ScenarioReport.class, GuestBreakdown.class})
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class KernelInteropTest {
     private static final int[] SIZES = {0, 1, 100, 4096, 65536, 1 << 20};

@@ -62,8 +62,10 @@ final class GuestBreakdown implements BeforeTestExecutionCallback, AfterTestExec
                 : firstSign(Path.of(console)).map(l -> l.strip() + " (the guest's console, " + console + ")")
                         .orElse(null);
         if (broken == null && !answersEcho(Guest.address())) {
+            // The guest's own counters (busybox has no ip -s): which way its NIC stopped, and whether it still
+            // takes interrupts.
             broken = Guest.address() + " answered none of " + ECHOES + " ICMP echoes. Its NIC as the guest sees it:\n"
-                    + Guest.run("ip -s link show eth0; grep -i virtio /proc/interrupts", Duration.ofSeconds(20))
+                    + Guest.run("cat /proc/net/dev; grep -i virtio /proc/interrupts", Duration.ofSeconds(20))
                             .output();
         }
         if (broken != null) {

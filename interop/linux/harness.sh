@@ -131,6 +131,9 @@ start_qemu() {
     # -display none instead of -nographic: -daemonize refuses -nographic, and
     # both serial ports are redirected anyway (ttyS0 = console log file,
     # ttyS1 = command channel FIFOs).
+    # event_idx=off: under TCG a 6.1 guest's virtio NIC died for good during the
+    # rds-stress scenarios (in 3 of 5 full-suite runs on one day, 2 with nothing on
+    # the console); with the ring's event index off it passed 5 of 5 (docs/interop.md).
     ip netns exec "$ns" qemu-system-x86_64 \
         -name "rds4j-guest$n" \
         -machine pc -accel "$accel" -cpu max -smp 1 -m "${RDS4J_QEMU_MEM:-512M}" \
@@ -141,7 +144,7 @@ start_qemu() {
         -serial "pipe:$d/cmd" \
         -monitor "unix:$d/monitor.sock,server=on,wait=off" \
         -netdev "tap,id=n0,ifname=$(guest_tap "$n"),script=no,downscript=no" \
-        -device "virtio-net-pci,netdev=n0,mac=52:54:00:d5:00:0$(( n + 1 ))" \
+        -device "virtio-net-pci,netdev=n0,mac=52:54:00:d5:00:0$(( n + 1 )),event_idx=off" \
         -pidfile "$d/qemu.pid" -daemonize \
         >"$d/qemu.log" 2>&1 || { cat "$d/qemu.log" >&2; return 1; }
     log "guest $n: qemu pid $(cat "$d/qemu.pid") accel=$accel kernel=$kver"

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * otherwise wait out its own timeouts, a minute or more each, and the suite take an hour to say what its first
  * failure said. After a failed scenario: the guest is looked at again, so a breakdown during the suite's last scenario
  * is recorded too. The first breakdown found is written to the file named by the {@code rds4j.guestBreakdown} system
- * property, which {@code .ci/run} reads to run the suite once more in a fresh guest.
+ * property, which {@code .ci/run} reads to run the suite again in a fresh guest.
  */
 final class GuestBreakdown implements BeforeTestExecutionCallback, AfterTestExecutionCallback {
     /** The console lines that mean the guest broke; {@code .ci/run} matches the same two. */

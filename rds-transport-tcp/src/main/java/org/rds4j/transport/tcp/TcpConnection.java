@@ -117,6 +117,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.sink = new BatchingFrameSink(channel, this, !tls);
         this.callerChannel = !tls && channel instanceof CallerIoSocketChannel c ? c.jdkChannel() : null;
         this.leaseNanos = instance.readerLeaseNanos();
+        channel.closeFuture().addListener(f -> {
+            if (live && !closedNotified) {
+                instance.closing(this, true);       // closed, and the core not told yet: see acceptLater
+            }
+        });
     }
 
     // ---- TransportConnection: any thread ----
@@ -557,6 +562,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         if (cause == null) {
             cause = t;
         }
+        if (live && !closedNotified) {
+            instance.closing(this, true);
+        }
         // TLS's errors are IOExceptions too, but what follows a broken record cannot be read.
         if (t instanceof IOException && !(t instanceof SSLException) && live && !closedNotified && !localClose
                 && channel.isActive()) {
@@ -641,6 +649,42 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         ctx.fireUserEventTriggered(evt);
     }
 
+    /** How long an accepted connection waits for the close of an earlier one from its peer to be reported. */
+    private static final long ACCEPT_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** When this accepted connection first waited ({@link #acceptLater}); 0 before. Event-loop state. */
+    private long acceptWaitStart;
+
+    /**
+     * Whether the core hears of this accepted connection later: a connection from the same peer has failed or
+     * closed, and the core has not heard of that yet. The peer reconnects a path it dropped within a millisecond of
+     * its reset, and Netty may hand this connection over before the old one's close, queued behind it on the event
+     * loop. The core would find the path still up and refuse the new connection, and a reset of a connection the
+     * peer has already sent on loses what TCP acknowledged there (docs/reliability.md). Looked at again every 100 µs,
+     * for up to {@link #ACCEPT_WAIT_NANOS}.
+     */
+    private boolean acceptLater() {
+        if (!instance.closingFrom(remote.getAddress(), this)) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (acceptWaitStart == 0) {
+            acceptWaitStart = now;
+            log.debug("{}: waiting for the close of the peer's earlier connection before accepting", this);
+        } else if (now - acceptWaitStart >= ACCEPT_WAIT_NANOS) {
+            return false;
+        }
+        try {
+            channel.eventLoop().schedule(() -> {
+                if (channel.isActive() && !live) {
+                    established();
+                }
+            }, 100, TimeUnit.MICROSECONDS);
+        } catch (RejectedExecutionException e) {
+            return false;                           // the event loop has shut down: the stack is closing
+        }
+        return true;
+    }
+
     /** The connection is there for the core: TCP connected, and with TLS, authenticated both ways. */
     private void established() {
         if (outgoing) {
@@ -653,6 +697,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
                 log.warn("{}: onConnected failed; closing the connection", this, t);
                 fail(t);
             }
+            return;
+        }
+        if (acceptLater()) {
             return;
         }
         ConnectionHandler h;
@@ -765,6 +812,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             connectFailedNotified = true;
             handler.onConnectFailed(refusal());
         }
+        instance.closing(this, false);
         ctx.fireChannelInactive();
     }
 

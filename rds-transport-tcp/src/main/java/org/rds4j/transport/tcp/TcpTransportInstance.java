@@ -111,6 +111,8 @@ public final class TcpTransportInstance implements TransportInstance {
     private final RdsTlsConfig tls;
     private final TlsRefusals tlsRefusals;
     private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+    /** Connections that failed or closed whose close the core has not heard yet ({@link TcpConnection}). */
+    private final Set<TcpConnection> closing = ConcurrentHashMap.newKeySet();
     /**
      * The pool every buffer of this instance's channels comes from: read buffers, write batches, TLS buffers. The
      * instance's own, not Netty's shared one, so that what it holds is this stack's and counts against the stack's
@@ -488,6 +490,25 @@ public final class TcpTransportInstance implements TransportInstance {
         } catch (RuntimeException e) {       // a platform without these options: plain keepalive still works
             log.debug("stack {}: cannot set TCP keepalive timings: {}", stackName, e.toString());
         }
+    }
+
+    /** {@code c} failed or closed, and the core has not heard of it yet ({@code true}), or now has. */
+    void closing(TcpConnection c, boolean unreported) {
+        if (unreported) {
+            closing.add(c);
+        } else {
+            closing.remove(c);
+        }
+    }
+
+    /** Whether a connection from {@code peer} other than {@code c} failed or closed, and the core has not heard. */
+    boolean closingFrom(java.net.InetAddress peer, TcpConnection c) {
+        for (TcpConnection o : closing) {
+            if (o != c && peer.equals(o.remoteAddress().getAddress())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void track(Channel ch) {

@@ -91,6 +91,7 @@ class PeerResetTest {
             RawPeer.await(() -> backedUp(connection(victim)), WAIT,
                     () -> "the victim's writes back up: " + connection(victim));
 
+            assertTrue(connection(victim).readingStopped(), "the last messages wait unread: " + connection(victim));
             // The reset: SO_LINGER 0, then close.
             peer.setOption(StandardSocketOptions.SO_LINGER, 0);
             peer.close();

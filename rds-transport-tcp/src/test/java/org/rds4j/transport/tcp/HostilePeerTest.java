@@ -64,7 +64,7 @@ class HostilePeerTest {
             });
 
             await(() -> victim.counters().get("recv_peer_paused") >= 1, "the peer's connection stops being read");
-            RdsConnectionInfo c = connection(victim);
+            RdsConnectionInfo c = RawPeer.connectionFromPeer(victim);
             assertTrue(c.readingStopped(), c.toString());
             assertTrue(c.overBudgetBytes() > BOUND, "stopped only past the bound: " + c);
             assertFalse(written.isDone(), "TCP cannot hold 48 MiB between the ends: the writer must be held back");
@@ -82,7 +82,7 @@ class HostilePeerTest {
             }
             written.get(30, TimeUnit.SECONDS);
 
-            RdsConnectionInfo after = connection(victim);
+            RdsConnectionInfo after = RawPeer.connectionFromPeer(victim);
             System.out.printf("peer ignoring congestion: bound %d B, peak beyond the socket budget %d B, stopped %d time(s)%n", BOUND,
                     after.overBudgetPeak(), victim.counters().get("recv_peer_paused"));
             assertTrue(after.overBudgetPeak() <= BOUND + SLACK,
@@ -130,7 +130,7 @@ class HostilePeerTest {
             assertEquals(42, dst.getLong(0));
 
             java.util.Map<String, Long> counters = victim.counters();
-            RdsConnectionInfo c = connection(victim);
+            RdsConnectionInfo c = RawPeer.connectionFromPeer(victim);
             int held = c.paths().stream().mapToInt(p -> p.queuedMessages() + p.unackedMessages()).sum();
             System.out.printf("ping flood: %d pings, %d pongs sent, %d unanswered, %d messages held%n", pings,
                     counters.get("send_pong"), counters.get("recv_ping_unanswered"), held);
@@ -284,13 +284,6 @@ class HostilePeerTest {
             payload.putInt(0, i).putInt(SIZE - 4, i);
             RawPeer.writeFully(ch, header, payload);
         }
-    }
-
-    private static RdsConnectionInfo connection(RdsStack stack) {
-        // The peer's connection is there once the stack has read from it (the tests read something first).
-        return stack.info().connections().stream()
-                .filter(c -> c.peer().getHostAddress().equals("127.0.0.1"))
-                .findFirst().orElseThrow(() -> new AssertionError("no connection from the peer: " + stack.info()));
     }
 
     private static void await(BooleanSupplier condition, String what) {

@@ -88,10 +88,11 @@ class PeerResetTest {
                 big.clear();
                 out.send(big, peerRds);
             }
-            RawPeer.await(() -> backedUp(connection(victim)), WAIT,
-                    () -> "the victim's writes back up: " + connection(victim));
+            RawPeer.await(() -> backedUp(RawPeer.connectionFromPeer(victim)), WAIT,
+                    () -> "the victim's writes back up: " + RawPeer.connectionFromPeer(victim));
 
-            assertTrue(connection(victim).readingStopped(), "the last messages wait unread: " + connection(victim));
+            RdsConnectionInfo beforeReset = RawPeer.connectionFromPeer(victim);
+            assertTrue(beforeReset.readingStopped(), "the last messages wait unread: " + beforeReset);
             // The reset: SO_LINGER 0, then close.
             peer.setOption(StandardSocketOptions.SO_LINGER, 0);
             peer.close();
@@ -138,12 +139,6 @@ class PeerResetTest {
         // Messages left unwritten while others are out: the transport took what TCP would, and holds the rest.
         return c.paths().stream().mapToInt(RdsPathInfo::queuedMessages).sum() > 0
                 && c.paths().stream().mapToInt(RdsPathInfo::unackedMessages).sum() > 0;
-    }
-
-    private static RdsConnectionInfo connection(RdsStack stack) {
-        return stack.info().connections().stream()
-                .filter(c -> c.peer().getHostAddress().equals("127.0.0.1"))
-                .findFirst().orElseThrow(() -> new AssertionError("no connection from the peer: " + stack.info()));
     }
 
     /**

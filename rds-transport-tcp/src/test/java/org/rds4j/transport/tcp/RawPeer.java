@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.rds4j.RdsConnectionInfo;
+import org.rds4j.RdsStack;
 
 /**
  * What the hostile-peer tests share: a plain TCP connection from a loopback address of the test's choosing, over
@@ -46,6 +48,16 @@ final class RawPeer {
         while (left > 0) {
             left -= ch.write(bufs);
         }
+    }
+
+    /**
+     * The stack's connection to the raw peer at 127.0.0.1. It is there once the stack has read from the peer (the
+     * tests read something first).
+     */
+    static RdsConnectionInfo connectionFromPeer(RdsStack stack) {
+        return stack.info().connections().stream()
+                .filter(c -> c.peer().getHostAddress().equals("127.0.0.1"))
+                .findFirst().orElseThrow(() -> new AssertionError("no connection from the peer: " + stack.info()));
     }
 
     /** Waits until {@code condition} holds, looking every few milliseconds; fails after {@code timeout}. */

@@ -252,9 +252,15 @@ public final class Connection implements SendTarget {
         return multipath;
     }
 
+    /** Where the peer's connections go, and those that wait for a path. */
+    PathPlacement placement() {
+        return placement;
+    }
+
     /**
      * The peer opened a transport connection to us (we have the larger address): placed on a path by
-     * {@link PathPlacement#accept}, or refused ({@code null}), and then the peer tries again.
+     * {@link PathPlacement#accept}, kept aside until one is free, or refused ({@code null}), and then the peer tries
+     * again.
      *
      * @param tc the transport connection the peer opened
      * @return the handler for the connection, or {@code null} to refuse it
@@ -313,6 +319,9 @@ public final class Connection implements SendTarget {
         paths[0].kick();
         if (!initiates() && encodesPaths) {
             execute(placement::dropMisplaced);
+        }
+        if (!initiates()) {
+            execute(placement::placeAside);      // connections for the new lanes may wait
         }
         connectExtraPaths();
     }
@@ -895,6 +904,7 @@ public final class Connection implements SendTarget {
     /** Drops every transport connection; called when the stack closes, before its transports close. */
     public void shutdown() {
         call(() -> {
+            placement.shutdown();
             for (ConnectionPath p : paths) {
                 p.shutdown();
             }

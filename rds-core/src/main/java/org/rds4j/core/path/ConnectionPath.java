@@ -576,6 +576,19 @@ public final class ConnectionPath {
         state = PathState.DISCONNECTING;
     }
 
+    /**
+     * The peer opened a connection for this path while it is up ({@link PathPlacement#accept}): a ping on the
+     * current connection makes a dead one show itself. A peer connects a path only once its own end of the old
+     * connection is gone, so the old one is usually closing already; if the peer's host restarted and our end never
+     * heard, its TCP answers the ping with a reset, and the path frees for the new connection. On the owner.
+     */
+    void proveConnection() {
+        PathConnection kick = ackRequests.request(true);
+        if (kick != null) {
+            kick.requestTransmit();
+        }
+    }
+
     /** The connection the path is up on, or {@code null} if it is not up. On the owner. */
     PathConnection upConnection() {
         assert connection.ownerOnly();

@@ -69,14 +69,16 @@ final class PathConnector {
 
     /**
      * The path's connection {@code pc} closed ({@code wasUp}: after it had come up). If it proved itself (the peer
-     * sent on it, or it lasted the backoff's maximum) it was no refusal: quick retries again. Then the path connects
-     * again if it may. On the owner.
+     * sent on it, or it lasted the backoff's maximum) it was no refusal: quick retries again. A connection the peer
+     * opened that waits aside for a path may take this one now; if none does, the path connects again if it may.
+     * On the owner.
      */
     void afterClose(PathConnection pc, boolean wasUp) {
         if (pc.received() || (wasUp && env.nanoTime() - pc.upNanos >= env.reconnectMaxNanos())) {
             reconnect.proven();
         }
-        if (mayReconnect()) {
+        connection.placement().placeAside();
+        if (path.state() == PathState.DOWN && mayReconnect()) {
             scheduleReconnect();
         }
     }

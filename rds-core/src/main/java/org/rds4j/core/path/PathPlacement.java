@@ -1,7 +1,6 @@
 package org.rds4j.core.path;
 
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.TransportConnection;
@@ -10,10 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which path takes a connection the peer opens ({@link #accept}), whether each of a connection's transport
- * connections sits on the peer's path of the same index, and what is done when it does not. Both ends number each
- * path on their own; a connection the peer took for another of its paths carries that path's numbers and leaves
- * this path's messages waiting on the peer's side. Two cases:
+ * Which path takes a connection the peer opens ({@link #accept}), the connections that wait aside, unread, while no
+ * path is free for them ({@link AsideConnection}), whether each of a connection's transport connections sits on the
+ * peer's path of the same index, and what is done when it does not. Both ends number each path on their own; a
+ * connection the peer took for another of its paths carries that path's numbers and leaves this path's messages
+ * waiting on the peer's side. Two cases:
  * <ul>
  * <li>we accept, and the peer said SPORT_IDX (kernels from 7.0, rds4j): a connection taken on the first free path
  * before the peer's probe arrived is dropped once its source port names another path ({@link #dropMisplaced});</li>
@@ -29,6 +29,15 @@ final class PathPlacement {
     static final long POKE_CHECK_NANOS = 1_000_000_000L;
     /** How many times a poke's check waits for messages still unacknowledged before it gives up. */
     static final int POKE_CHECKS = 10;
+    /**
+     * How long a connection the peer opened may wait aside for a free path before it is reset. A path frees when its
+     * old connection's close is read, or the lanes open at the peer's probe: milliseconds. What waits longer waits
+     * behind a connection that looks up and may be dead (RdsStackConfig.livenessInterval); it is reset, as a
+     * refusal, and the peer connects again.
+     */
+    static final long ASIDE_LIMIT_NANOS = 5_000_000_000L;
+    /** How many connections may wait aside at once: one for each path there can be. */
+    static final int ASIDE_MAX = TransportInstance.PATH_PORT_MODULUS;
     private static final String MISPLACED = "the peer connected to us although this path is up, and sent nothing on it"
             + " since: it placed this connection on another of its paths (a kernel before 7.0); connecting again";
 
@@ -38,6 +47,8 @@ final class PathPlacement {
     private final ConnectionEnvironment env;
     /** Path 0's connection whose poke check is due (see {@link #peerPoked}): one check at a time. */
     private final DueCheck<PathConnection> pokeChecked = new DueCheck<>();
+    /** Connections the peer opened when no path was free for them, oldest first. On the owner. */
+    private final ArrayList<AsideConnection> aside = new ArrayList<>(ASIDE_MAX);
 
     PathPlacement(Connection connection, ConnectionPath[] paths, Multipath multipath, ConnectionEnvironment env) {
         this.connection = connection;
@@ -47,12 +58,58 @@ final class PathPlacement {
     }
 
     /**
-     * The peer opened a transport connection to us (we have the larger address): which path takes it. A peer that
-     * encodes path indexes in its source ports (it said so with SPORT_IDX) gets the path its port names, as kernels
-     * from 7.0 on do; otherwise the first free path among those in use (path 0 alone until the lanes are agreed), as
-     * 6.1 does. Refused ({@code null}) when that path is busy: the peer tries again.
+     * The peer opened a transport connection to us (we have the larger address): which path takes it
+     * ({@link #place}). When none is free now the connection waits aside, unread ({@link AsideConnection}), until
+     * one is or {@link #ASIDE_LIMIT_NANOS} pass, and is reset only then: the peer may already have sent on it, and
+     * what TCP acknowledged there is delivered for the peer (docs/reliability.md). Refused ({@code null}) only when
+     * {@link #ASIDE_MAX} connections already wait; the peer tries again.
      */
     ConnectionHandler accept(TransportConnection tc) {
+        ConnectionHandler h = place(tc);
+        int n = multipath.lanes();
+        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
+            after(0, this::dropMisplaced);       // a connection taken before SPORT_IDX was known may be in the way
+        }
+        if (h != null) {
+            return h;
+        }
+        if (aside.size() >= ASIDE_MAX || env.isClosing()) {
+            env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
+            log.debug("{}: refusing {}: no free path for it among {}, and {} wait already", connection, tc, n,
+                    aside.size());
+            return null;
+        }
+        AsideConnection a = new AsideConnection(connection, tc, env.nanoTime());
+        tc.setReadable(false);                   // before the transport reads a byte of it (TransportHost#accept)
+        aside.add(a);
+        env.statistics().increment(Counter.CONN_ACCEPT_DEFERRED);
+        log.debug("{}: {} waits: no free path for it among {}", connection, tc, n);
+        after(ASIDE_LIMIT_NANOS, () -> checkLimit(a));
+        proveBusyPaths(tc);
+        return a;
+    }
+
+    /** Pings on the paths that {@code tc} waits for, so that a dead connection in its way shows itself. */
+    private void proveBusyPaths(TransportConnection tc) {
+        int n = multipath.lanes();
+        if (n > 1 && multipath.peerEncodesPaths()) {
+            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
+            if (index < n) {
+                paths[index].proveConnection();
+            }
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            paths[i].proveConnection();
+        }
+    }
+
+    /**
+     * The path that takes {@code tc} now, if one does. A peer that encodes path indexes in its source ports (it said
+     * so with SPORT_IDX) gets the path its port names, as kernels from 7.0 on do; otherwise the first free path among
+     * those in use (path 0 alone until the lanes are agreed), as 6.1 does. {@code null} when that path is busy.
+     */
+    private ConnectionHandler place(TransportConnection tc) {
         int n = multipath.lanes();
         ConnectionHandler h = null;
         if (n > 1 && multipath.peerEncodesPaths()) {
@@ -65,14 +122,63 @@ final class PathPlacement {
                 h = paths[i].connector().accept(tc);
             }
         }
-        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
-            after(0, this::dropMisplaced);       // a connection taken before SPORT_IDX was known may be in the way
-        }
-        if (h == null) {
-            env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
-            log.debug("{}: refusing {}: no free path for it among {}", connection, tc, n);
-        }
         return h;
+    }
+
+    /**
+     * A path went down, or the lanes opened: the connections waiting aside are placed, oldest first, on whatever is
+     * free for them now. On the owner.
+     */
+    void placeAside() {
+        assert connection.ownerOnly();
+        for (int i = 0; i < aside.size(); ) {
+            AsideConnection a = aside.get(i);
+            if (a.closedEmpty()) {
+                aside.remove(i);                 // ended by the peer with nothing sent: nothing to place
+                continue;
+            }
+            ConnectionHandler h = place(a.transport);
+            if (h == null) {
+                i++;
+                continue;
+            }
+            aside.remove(i);
+            log.debug("{}: {} placed after {} µs aside", connection, a.transport,
+                    (env.nanoTime() - a.asideNanos) / 1000);
+            a.place(h);
+        }
+    }
+
+    /** The transport closed a connection that waits aside. On the owner. */
+    void asideClosed(AsideConnection a) {
+        if (a.closedEmpty()) {
+            aside.remove(a);
+        } else {
+            placeAside();                        // its bytes go to a path now if one is free
+        }
+    }
+
+    /** A waiting connection that is still there at its limit is reset; the peer connects again. On the owner. */
+    private void checkLimit(AsideConnection a) {
+        if (a.waiting() && aside.contains(a)) {
+            giveUp(a, "no path was free for it within " + ASIDE_LIMIT_NANOS / 1_000_000 + " ms");
+        }
+    }
+
+    /** Resets a waiting connection, counted as a refusal. On the owner. */
+    void giveUp(AsideConnection a, String why) {
+        aside.remove(a);
+        env.statistics().increment(Counter.CONN_ACCEPT_REFUSED);
+        log.debug("{}: resetting {}, which waited: {}{}", connection, a.transport, why,
+                a.earlyBytes() > 0 ? "; " + a.earlyBytes() + " bytes it carried are lost" : "");
+        a.drop();
+    }
+
+    /** The connection shuts down: connections waiting aside are reset. On the owner. */
+    void shutdown() {
+        while (!aside.isEmpty()) {
+            aside.remove(aside.size() - 1).drop();
+        }
     }
 
     /**

@@ -62,8 +62,13 @@ public final class RdsCounters {
         CONN_DEAD_PEER("conn_dead_peer"),
         /** The lanes had opened and path 0 had not yet caught up: the other paths held their messages. */
         MPRDS_CATCHUP_TX0_RETRIES("mprds_catchup_tx0_retries"),
-        /** rds4j: a connection the peer opened was refused because no path was free for it. */
+        /**
+         * rds4j: a connection the peer opened was refused because no path was free for it: at once when too many
+         * waited already, else after waiting in vain.
+         */
         CONN_ACCEPT_REFUSED("conn_accept_refused"),
+        /** rds4j: a connection the peer opened waited, unread, because no path was free for it yet. */
+        CONN_ACCEPT_DEFERRED("conn_accept_deferred"),
         /** rds4j: an acknowledgement ping went unanswered too long and was asked again. */
         ACK_PING_EXPIRED("ack_ping_expired"),
         /** rds4j: a peer answered no acknowledgement ping for seconds; what the path held was failed. */

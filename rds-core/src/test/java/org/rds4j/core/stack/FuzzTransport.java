@@ -115,6 +115,11 @@ final class FuzzTransport implements RdsTransport {
         /** Whether the core wants bytes: a stopped connection is fed nothing, as TCP would hold them back. */
         private volatile boolean readable = true;
 
+        /** Whether the core reads this connection now (false while it waits aside for a path). */
+        boolean readable() {
+            return readable;
+        }
+
         @Override
         public void setReadable(boolean r) {
             readable = r;

@@ -106,6 +106,11 @@ class PathFuzzTest {
         final RdsHeader header = new RdsHeader();
         final ByteBuffer headerBytes = ByteBuffer.allocate(RdsHeader.SIZE);
         FuzzTransport.Conn conn;
+        /**
+         * Connections the peer opened while {@link #conn} was up: the core keeps them aside, unread, and the next one
+         * takes the path when {@code conn} closes. The peer writes only to the connection the core reads.
+         */
+        final List<FuzzTransport.Conn> waiting = new ArrayList<>();
         StreamModel stream;
         int nextPeerPort = 50000;
         // the model
@@ -155,6 +160,7 @@ class PathFuzzTest {
                     case 11 -> peerCloses(data.consumeBoolean());
                     default -> accept();
                 }
+                waitingTakesThePath();
                 checkBounded();
             }
             finish();
@@ -320,14 +326,32 @@ class PathFuzzTest {
             pending.reset();                                 // what the peer had not sent dies with its socket
         }
 
+        /** After each move: once the path's connection has closed, the oldest waiting connection takes the path. */
+        private void waitingTakesThePath() {
+            if (!waiting.isEmpty() && waiting.get(0).readable()) {
+                taken(waiting.remove(0));
+            }
+            assertTrue(waiting.stream().noneMatch(FuzzTransport.Conn::readable), "one connection per path");
+        }
+
         private void accept() {
             FuzzTransport.Conn c = transport.accept(new InetSocketAddress(LOCAL, 16385),
                     new InetSocketAddress(PEER, nextPeerPort++));
-            if (c != null) {
-                conn = c;
-                stream = new StreamModel();
-                pending.reset();                             // a new connection starts a new byte stream
+            if (c == null) {
+                return;                                      // refused: too many wait already
             }
+            if (c.readable()) {
+                taken(c);
+            } else {
+                assertTrue(conn != null, "a connection waits only while another has the path");
+                waiting.add(c);
+            }
+        }
+
+        private void taken(FuzzTransport.Conn c) {
+            conn = c;
+            stream = new StreamModel();
+            pending.reset();                                 // a new connection starts a new byte stream
         }
 
         // -------------------------------------------------------------------------------------------- the model

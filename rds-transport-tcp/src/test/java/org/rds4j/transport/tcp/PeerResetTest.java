@@ -30,7 +30,8 @@ import org.rds4j.core.wire.RdsHeader;
 
 /**
  * A peer that resets its connection: what it wrote before the reset and our TCP acknowledged is delivered, although
- * it still sat unread in our socket and our own write to the peer failed first. A kernel peer frees a message once
+ * it still sat unread in our socket and our own write to the peer failed first; and so is what it wrote on the
+ * connection it opens next, while ours still looks up. A kernel peer frees a message once
  * TCP has acknowledged all of it and never sends it again, so a connection that closed at the failed write, with
  * bytes unread, lost those messages for good (docs/reliability.md, "The other direction").
  *
@@ -113,6 +114,49 @@ class PeerResetTest {
             }
             System.out.printf("peer reset: %d messages written, the last %d unread at the reset, all delivered%n",
                     written, AFTER_THE_STOP);
+        }
+    }
+
+    /**
+     * The peer opens a second connection for its path while the victim still holds the first one up (it reconnects
+     * after its own reset, and the victim has not read that reset yet), and sends on it at once. The victim keeps
+     * the new connection unread until the old one closes, then reads it: a reset of the new connection would lose
+     * the message, which the victim's TCP had acknowledged.
+     */
+    @Test
+    void aConnectionThePeerOpensWhileItsOldOneIsUpIsReadOnceTheOldOneCloses() throws Exception {
+        InetAddress peerAddress = InetAddress.getByName("127.0.0.1");
+        InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
+        int tcpPort = TcpHosts.freePort();
+        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
+                .tcpPort(tcpPort).defaultTransport("tcp").jmx(false).build());
+             RdsSocket in = victim.openSocket();
+             SocketChannel old = SocketChannel.open();
+             SocketChannel next = SocketChannel.open()) {
+            in.bind(new InetSocketAddress(victimAddress, RDS_PORT));
+            in.setOption(RdsSocketOptions.SO_RCVTIMEO, WAIT);
+            RawPeer.connect(old, peerAddress, victimAddress, tcpPort);
+            writeAcknowledged(old, 1, ((InetSocketAddress) old.getLocalAddress()).getPort(), tcpPort);
+            ByteBuffer dst = ByteBuffer.allocate(SIZE);
+            RdsMessageInfo info = new RdsMessageInfo();
+            assertEquals(SIZE, in.receive(dst, info, 0));
+            assertEquals(1, dst.getInt(0));
+
+            RawPeer.connect(next, peerAddress, victimAddress, tcpPort);
+            RawPeer.await(() -> victim.counters().get("conn_accept_deferred") == 1, WAIT,
+                    () -> "the victim set the second connection aside: " + victim.counters());
+            writeAcknowledged(next, 2, ((InetSocketAddress) next.getLocalAddress()).getPort(), tcpPort);
+            assertEquals(0, victim.counters().get("conn_accept_refused"), "not refused");
+
+            old.setOption(StandardSocketOptions.SO_LINGER, 0);
+            old.close();
+            dst.clear();
+            try {
+                assertEquals(SIZE, in.receive(dst, info, 0));
+            } catch (EtimedoutException e) {
+                throw new AssertionError("the message sent on the second connection never arrived: lost", e);
+            }
+            assertEquals(2, dst.getInt(0), "the message sent on the second connection");
         }
     }
 

@@ -31,17 +31,17 @@ final class PathConnector {
 
     /**
      * The peer (the smaller address) connected to us. Taken if the path has no connection, or only our own poke in
-     * flight; refused while another connection is up or closing (the peer retries with backoff).
+     * flight; not while another connection is up or closing ({@link PathPlacement#accept} then keeps it aside).
      *
      * @param tc the transport connection the peer opened
-     * @return the handler for the connection, or {@code null} to refuse it
+     * @return the handler for the connection, or {@code null} if the path cannot take it now
      */
     ConnectionHandler accept(TransportConnection tc) {
         PathConnection pc;
         assert connection.ownerOnly();
         PathState state = path.state();
         if (path.isShutdown() || state == PathState.UP || state == PathState.DISCONNECTING) {
-            log.debug("{}: refusing a second connection while {}", path.name(), state);
+            log.debug("{}: no second connection while {}", path.name(), state);
             return null;
         }
         pc = new PathConnection(path);

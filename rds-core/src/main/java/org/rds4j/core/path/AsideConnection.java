@@ -48,11 +48,6 @@ final class AsideConnection implements ConnectionHandler {
         return placed == null && !dropped;
     }
 
-    /** Whether it was closed while waiting, with bytes that a path must still deliver. On the owner. */
-    boolean closedWithBytes() {
-        return closed && early != null && early.hasRemaining();
-    }
-
     /** Whether it was closed while waiting with nothing to deliver: it no longer waits. On the owner. */
     boolean closedEmpty() {
         return closed && (early == null || !early.hasRemaining());

@@ -67,7 +67,7 @@ final class PathPlacement {
     ConnectionHandler accept(TransportConnection tc) {
         ConnectionHandler h = place(tc);
         int n = multipath.lanes();
-        if (h == null && n > 1 && multipath.peerEncodesPaths()) {
+        if (h == null && encodesPaths()) {
             after(0, this::dropMisplaced);       // a connection taken before SPORT_IDX was known may be in the way
         }
         if (h != null) {
@@ -91,38 +91,43 @@ final class PathPlacement {
 
     /** Pings on the paths that {@code tc} waits for, so that a dead connection in its way shows itself. */
     private void proveBusyPaths(TransportConnection tc) {
-        int n = multipath.lanes();
-        if (n > 1 && multipath.peerEncodesPaths()) {
-            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
-            if (index < n) {
-                paths[index].proveConnection();
-            }
-            return;
-        }
-        for (int i = 0; i < n; i++) {
+        int first = firstCandidate(tc);
+        for (int i = first, end = endOfCandidates(first); i < end; i++) {
             paths[i].proveConnection();
         }
     }
 
     /**
-     * The path that takes {@code tc} now, if one does. A peer that encodes path indexes in its source ports (it said
-     * so with SPORT_IDX) gets the path its port names, as kernels from 7.0 on do; otherwise the first free path among
-     * those in use (path 0 alone until the lanes are agreed), as 6.1 does. {@code null} when that path is busy.
+     * The path that takes {@code tc} now, if one does: the first free one among its candidates. {@code null} when
+     * they are all busy.
      */
     private ConnectionHandler place(TransportConnection tc) {
-        int n = multipath.lanes();
         ConnectionHandler h = null;
-        if (n > 1 && multipath.peerEncodesPaths()) {
-            int index = tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS;
-            if (index < n) {
-                h = paths[index].connector().accept(tc);
-            }
-        } else {
-            for (int i = 0; i < n && h == null; i++) {
-                h = paths[i].connector().accept(tc);
-            }
+        int first = firstCandidate(tc);
+        for (int i = first, end = endOfCandidates(first); i < end && h == null; i++) {
+            h = paths[i].connector().accept(tc);
         }
         return h;
+    }
+
+    /**
+     * The first path {@code tc} may take. A peer that encodes path indexes in its source ports (it said so with
+     * SPORT_IDX) gets the path its port names, as kernels from 7.0 on do; otherwise the first free path among those in
+     * use (path 0 alone until the lanes are agreed), as 6.1 does.
+     */
+    private int firstCandidate(TransportConnection tc) {
+        return encodesPaths() ? tc.remoteAddress().getPort() % TransportInstance.PATH_PORT_MODULUS : 0;
+    }
+
+    /** One past the last path a connection whose first candidate is {@code first} may take (none beyond the lanes). */
+    private int endOfCandidates(int first) {
+        int n = multipath.lanes();
+        return encodesPaths() ? Math.min(first + 1, n) : n;
+    }
+
+    /** Whether the lanes are open and the peer places each connection by its source port. */
+    private boolean encodesPaths() {
+        return multipath.lanes() > 1 && multipath.peerEncodesPaths();
     }
 
     /**

@@ -52,8 +52,7 @@ class HostilePeerTest {
         InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
         int tcpPort = TcpHosts.freePort();
         ExecutorService writer = Executors.newSingleThreadExecutor();
-        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
-                .tcpPort(tcpPort).defaultTransport("tcp").peerReceiveBytes(BOUND).jmx(false).build());
+        try (RdsStack victim = RdsStack.create(RawPeer.victim(victimAddress, tcpPort).peerReceiveBytes(BOUND).build());
              RdsSocket unread = victim.openSocket();
              SocketChannel peer = SocketChannel.open()) {
             unread.bind(new InetSocketAddress(victimAddress, RDS_PORT));
@@ -106,8 +105,7 @@ class HostilePeerTest {
         InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
         int tcpPort = TcpHosts.freePort();
         int pings = 20_000;
-        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
-                .tcpPort(tcpPort).defaultTransport("tcp").jmx(false).build());
+        try (RdsStack victim = RdsStack.create(RawPeer.victim(victimAddress, tcpPort).build());
              RdsSocket socket = victim.openSocket();
              SocketChannel peer = SocketChannel.open()) {
             socket.bind(new InetSocketAddress(victimAddress, RDS_PORT));
@@ -150,9 +148,8 @@ class HostilePeerTest {
         InetAddress hostile = InetAddress.getByName("127.0.0.1");
         InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
         int tcpPort = TcpHosts.freePort();
-        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
-                .tcpPort(tcpPort).defaultTransport("tcp").frameTimeout(java.time.Duration.ofSeconds(1)).jmx(false)
-                .build());
+        try (RdsStack victim = RdsStack.create(RawPeer.victim(victimAddress, tcpPort)
+                .frameTimeout(java.time.Duration.ofSeconds(1)).build());
              RdsSocket socket = victim.openSocket();
              SocketChannel slow = SocketChannel.open()) {
             socket.bind(new InetSocketAddress(victimAddress, RDS_PORT));
@@ -209,9 +206,8 @@ class HostilePeerTest {
         long stackBound = 6L << 20;
         int messages = 64;                                   // 16 MiB per peer
         ExecutorService writers = Executors.newFixedThreadPool(2);
-        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
-                .tcpPort(tcpPort).defaultTransport("tcp").peerReceiveBytes(8L << 20).stackReceiveBytes(stackBound)
-                .jmx(false).build());
+        try (RdsStack victim = RdsStack.create(RawPeer.victim(victimAddress, tcpPort).peerReceiveBytes(8L << 20)
+                .stackReceiveBytes(stackBound).build());
              RdsStack honest = RdsStack.create(RdsStackConfig.builder().name("honest").address(honestAddress)
                      .tcpPort(tcpPort).defaultTransport("tcp").jmx(false).build());
              RdsSocket unread = victim.openSocket();

@@ -58,8 +58,8 @@ class PeerResetTest {
         InetAddress peerAddress = InetAddress.getByName("127.0.0.1");
         InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
         int tcpPort = TcpHosts.freePort();
-        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
-                .tcpPort(tcpPort).defaultTransport("tcp").peerReceiveBytes(64 * 1024).jmx(false).build());
+        try (RdsStack victim = RdsStack.create(RawPeer.victim(victimAddress, tcpPort).peerReceiveBytes(64 * 1024)
+                .build());
              RdsSocket in = victim.openSocket();
              RdsSocket out = victim.openSocket();
              SocketChannel peer = SocketChannel.open()) {
@@ -128,8 +128,7 @@ class PeerResetTest {
         InetAddress peerAddress = InetAddress.getByName("127.0.0.1");
         InetAddress victimAddress = InetAddress.getByName("127.0.0.2");
         int tcpPort = TcpHosts.freePort();
-        try (RdsStack victim = RdsStack.create(RdsStackConfig.builder().name("victim").address(victimAddress)
-                .tcpPort(tcpPort).defaultTransport("tcp").jmx(false).build());
+        try (RdsStack victim = RdsStack.create(RawPeer.victim(victimAddress, tcpPort).build());
              RdsSocket in = victim.openSocket();
              SocketChannel old = SocketChannel.open();
              SocketChannel next = SocketChannel.open()) {

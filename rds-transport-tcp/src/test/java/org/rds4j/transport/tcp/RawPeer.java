@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.rds4j.RdsConnectionInfo;
 import org.rds4j.RdsStack;
+import org.rds4j.RdsStackConfig;
 
 /**
  * What the hostile-peer tests share: a plain TCP connection from a loopback address of the test's choosing, over
@@ -37,6 +38,12 @@ final class RawPeer {
     static void connect(SocketChannel ch, InetAddress from, InetAddress to, int tcpPort) throws IOException {
         ch.bind(new InetSocketAddress(from, 0));
         ch.connect(new InetSocketAddress(to, tcpPort));
+    }
+
+    /** The settings of the stack a raw peer connects to: {@code address} on {@code tcpPort}, over TCP, without JMX. */
+    static RdsStackConfig.Builder victim(InetAddress address, int tcpPort) {
+        return RdsStackConfig.builder().name("victim").address(address).tcpPort(tcpPort).defaultTransport("tcp")
+                .jmx(false);
     }
 
     /** Writes all of {@code bufs} on a blocking channel. */

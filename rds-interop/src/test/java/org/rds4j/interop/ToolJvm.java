@@ -78,8 +78,7 @@ final class ToolJvm implements AutoCloseable {
             while (!output.toString().lines().anyMatch(l -> l.startsWith(prefix))) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !process.isAlive() && !reader.isAlive()) {
-                    throw new AssertionError("no line '" + prefix + "' within " + timeout + " (its stack's log: "
-                            + log + "):\n" + output);
+                    throw new AssertionError("no line '" + prefix + "' within " + timeout + state());
                 }
                 TimeUnit.NANOSECONDS.timedWait(output, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
             }
@@ -94,8 +93,7 @@ final class ToolJvm implements AutoCloseable {
             while (output.toString().lines().filter(l -> p.matcher(l).matches()).count() < count) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !process.isAlive() && !reader.isAlive()) {
-                    throw new AssertionError(count + " lines /" + regex + "/ not there within " + timeout
-                            + " (its stack's log: " + log + "):\n" + output);
+                    throw new AssertionError(count + " lines /" + regex + "/ not there within " + timeout + state());
                 }
                 TimeUnit.NANOSECONDS.timedWait(output, Math.min(left, TimeUnit.MILLISECONDS.toNanos(200)));
             }
@@ -104,11 +102,15 @@ final class ToolJvm implements AutoCloseable {
 
     int awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            throw new AssertionError("still running after " + timeout + " (its stack's log: " + log + "):\n"
-                    + output);
+            throw new AssertionError("still running after " + timeout + state());
         }
         reader.join(10_000);
         return process.exitValue();
+    }
+
+    /** What a failure message ends with: where the tool's stack logged, then everything the tool printed. */
+    private String state() {
+        return " (its stack's log: " + log + "):\n" + output;
     }
 
     @Override

@@ -59,7 +59,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private final CoalescingTask deliverTask = new CoalescingTask(this::deliverPending);
     private final CloseOnce closed = new CloseOnce();
     private final Runnable consumedTask = this::reportConsumed;
-    private final BoundedPool<Chunk> chunks = new BoundedPool<>(POOL, Chunk::new);
+    private final BoundedPool<Chunk> chunks = new BoundedPool<>(POOL, this::chunkForEmptyPool);
     private final BoundedPool<Segment> segments = new BoundedPool<>(4 * POOL, Segment::new);
     private LoopbackEndpoint peer;
     private volatile ConnectionHandler handler;
@@ -69,9 +69,11 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private boolean peerFinished;
 
     // Our writing state, on our thread.
-    private Chunk staging = chunks.take();
-    /** Chunks this end has made, up to {@link #RING}; our thread. */
-    private int chunksMade = 1;
+    private Chunk staging = new Chunk();
+    /** Chunks this end has made, counting the two it starts with, up to {@link #RING}; our thread. */
+    private int chunksMade = 2;
+    /** Chunks made because the pool had none back, since this end was made; our thread. */
+    private int poolMisses;
     /** Chunks this end has moved to, up to {@link #RING_WINDOW}; our thread. */
     private int chunkSwitches;
     /** When this end last moved to a new chunk ({@link System#nanoTime}); our thread. */
@@ -86,10 +88,19 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     /** The core stopped reading ({@link #setReadable}): segments stay queued and the writer's high-water mark holds. */
     private volatile boolean readPaused;
 
+    /**
+     * An end with its staging chunk and a spare in its pool. A stream whose reader keeps up moves between those two
+     * and never finds its pool empty; with only the staging chunk, the first time a stream filled it the pool was
+     * empty (the chunk's last segment was still unread), and a new chunk was made then. For a stream that moves
+     * little, such as the congestion maps every path of a connection carries, that moment came at any time, and on
+     * all eight paths at once: 460 KB in the measured phase of a 1 MiB benchmark cell, 75 bytes per message
+     * (docs/decisions/0038-loopback-end-starts-with-a-spare-chunk.md).
+     */
     LoopbackEndpoint(LoopbackInstance owner, InetSocketAddress local, InetSocketAddress remote) {
         this.owner = owner;
         this.local = local;
         this.remote = remote;
+        chunks.offer(new Chunk());
     }
 
     void pair(LoopbackEndpoint other) {
@@ -236,6 +247,17 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         return chunks.take();
     }
 
+    /** Makes a chunk when none is back: the reader is more than a chunk behind; our thread. */
+    private Chunk chunkForEmptyPool() {
+        poolMisses++;
+        return new Chunk();
+    }
+
+    /** Chunks this end made because its pool was empty (for tests; read it after the writer's thread is done). */
+    int poolMisses() {
+        return poolMisses;
+    }
+
     /** The reader is done with a segment of ours: recycle it, and its chunk if it was the chunk's last. */
     private void segmentRead(Segment seg) {
         if (seg.lastOfChunk) {
@@ -299,15 +321,15 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     /**
-     * On our thread: hands the queued segments to our handler, then tells the peer how far we got. A transmit asked
-     * for while a segment was decoded runs before the next waiting segment, not after all of them: the acknowledgement
-     * the core queues after each read then leaves while the rest is decoded. When it left only after every waiting
-     * segment, a receiver behind a fast sender acknowledged once per 2,353 64-byte messages, more than a default send
-     * budget holds (1,664), so the sender stopped at every acknowledgement (docs/decisions/0014-loopback-acknowledges-between-segments.md). With
-     * nothing more waiting the transmit stays a task, as before: a reply the application is about to send then
-     * carries the acknowledgement (with an immediate pass after every segment, the 8 KiB round trip came out
-     * longer). The segments of one connection are still decoded in one turn, so that a congestion map split over two of
-     * them does not wait while other paths decode theirs.
+     * On our thread: hands the queued segments to our handler, then tells the peer how far we got. A transmit asked for
+     * while a segment was decoded runs before the next waiting segment, not after all of them: the acknowledgement the
+     * core queues after each read then leaves while the rest is decoded. When it left only after every waiting segment,
+     * a receiver behind a fast sender acknowledged once per 2,353 64-byte messages, more than a default send budget
+     * holds (1,664), so the sender stopped at every acknowledgement
+     * (docs/decisions/0014-loopback-acknowledges-between-segments.md). With nothing more waiting the transmit stays a
+     * task, as before: a reply the application is about to send then carries the acknowledgement (with an immediate
+     * pass after every segment, the 8 KiB round trip came out longer). The segments of one connection are still decoded
+     * in one turn, so that a congestion map split over two of them does not wait while other paths decode theirs.
      */
     private void deliverPending() {
         ConnectionHandler h = handler;

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rds4j.RdsStackConfig;
@@ -26,7 +27,8 @@ import org.rds4j.core.spi.TransportInstance;
  * The transport's segments, through its SPI: a reader that falls behind a writer of many small passes gets their
  * bytes whole and in order, in about one segment per chunk rather than one per pass (the segments it has not read yet
  * coalesce), so the writer's segment pool is never outgrown and steady traffic allocates none. Every other frame is
- * written in place into a claimed region of the chunk, which a claim never fills.
+ * written in place into a claimed region of the chunk, which a claim never fills. A writer whose reader keeps up
+ * never finds its chunk pool empty.
  */
 @Timeout(60)
 class LoopbackSegmentsTest {
@@ -59,6 +61,77 @@ class LoopbackSegmentsTest {
         assertTrue(reader.calls.get() >= 4, reader.calls.get() + " segments read");
         assertEquals(2, reader.readsBeforeTransmit.get(), "segments read when the reader's transmit ran ("
                 + reader.calls.get() + " in all): it waited for every waiting segment");
+    }
+
+    /**
+     * A writer whose reader keeps up moves between the chunk it fills and the spare it starts with, so over several
+     * chunks of stream it makes none: a stream that moves little (the congestion maps on a path without data) would
+     * otherwise make one the first time it filled a chunk, whenever that came.
+     */
+    @Test
+    void aWriterWhoseReaderKeepsUpMakesNoChunkAfterItsFirstTwo() throws Exception {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        LockstepReader reader = new LockstepReader();
+        LockstepWriter writer = new LockstepWriter(reader);
+        try (TransportInstance ta = new LoopbackTransport().open(new Host("lockstep-a", timer, null));
+             TransportInstance tb = new LoopbackTransport().open(new Host("lockstep-b", timer, reader))) {
+            InetAddress b = InetAddress.getByName("10.99.7.6");
+            tb.listen(b);
+            ta.connect(InetAddress.getByName("10.99.7.5"), b, -1, writer);
+            TransportConnection c = writer.connected.get(20, TimeUnit.SECONDS);
+            reader.writer = c;
+            c.requestTransmit();
+            assertTrue(reader.all.await(20, TimeUnit.SECONDS), "bytes read: " + reader.bytes.get());
+            assertEquals(0, ((LoopbackEndpoint) c).poolMisses(), "chunks made for an empty pool while "
+                    + LockstepWriter.FRAMES * LockstepWriter.FRAME_BYTES + " bytes went over in lockstep");
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    /** Writes a frame per pass, each once the reader has read the one before. */
+    private static final class LockstepWriter extends Handler {
+        static final int FRAMES = 200;
+        static final int FRAME_BYTES = 1_000;        // frames straddle the chunks' ends
+        final CompletableFuture<TransportConnection> connected = new CompletableFuture<>();
+        private final LockstepReader reader;
+        private final ByteBuffer frame = ByteBuffer.allocate(FRAME_BYTES);
+        private int written;
+
+        LockstepWriter(LockstepReader reader) {
+            this.reader = reader;
+        }
+
+        @Override
+        public void onConnected(TransportConnection c) {
+            connected.complete(c);
+        }
+
+        @Override
+        public void transmit(FrameSink sink) {
+            if (written < FRAMES && reader.bytes.get() == (long) written * FRAME_BYTES) {
+                sink.write(frame.clear(), ByteBuffer.allocate(0));
+                written++;
+            }
+        }
+    }
+
+    /** Reads the writer's frames, asking for the next one when a frame is in. */
+    private static final class LockstepReader extends Handler {
+        final CountDownLatch all = new CountDownLatch(1);
+        final AtomicLong bytes = new AtomicLong();
+        volatile TransportConnection writer;
+
+        @Override
+        public void onBytes(ByteBuffer data) {
+            long n = bytes.addAndGet(data.remaining());
+            data.position(data.limit());
+            if (n == (long) LockstepWriter.FRAMES * LockstepWriter.FRAME_BYTES) {
+                all.countDown();
+            } else if (n % LockstepWriter.FRAME_BYTES == 0) {
+                writer.requestTransmit();
+            }
+        }
     }
 
     /**

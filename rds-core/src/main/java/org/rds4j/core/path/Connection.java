@@ -558,8 +558,13 @@ public final class Connection implements SendTarget {
      * @param task what to run
      */
     void execute(Runnable task) {
+        handOver(owned(task), task);
+    }
+
+    /** Queues {@code owned} ({@code task} as {@link #owned} made it) on the owner, unless the transport is closed. */
+    private void handOver(Runnable owned, Runnable task) {
         try {
-            owner.execute(owned(task));
+            owner.execute(owned);
         } catch (RejectedExecutionException e) {
             log.debug("{}: the transport is closed; not running {}", this, task);
         }
@@ -577,6 +582,25 @@ public final class Connection implements SendTarget {
         } else {
             execute(task);
         }
+    }
+
+    /**
+     * {@link #runOnOwner} made ready once for a task a timer hands over again and again (a path's maintenance, every
+     * period): with caller I/O, each hand-over otherwise wraps the task in taking the connection, an object each time
+     * (150 a second per stack with eight paths up, most of what its timer thread allocated).
+     *
+     * @param task what to run on the owning thread
+     * @return what the timer runs: {@code task} at once if the timer's thread owns the connection, else handed over
+     */
+    Runnable onOwner(Runnable task) {
+        Runnable owned = owned(task);
+        return () -> {
+            if (owner.inThread()) {
+                owned.run();
+            } else {
+                handOver(owned, task);
+            }
+        };
     }
 
     /**
@@ -684,11 +708,11 @@ public final class Connection implements SendTarget {
     /**
      * A multipath probe or pong arrived on path {@code on} (on its I/O thread) with the peer's GEN_NUM, 0 if it carried
      * none. A different value than a non-zero one before means the peer restarted (or a 6.1 kernel, which sends none,
-     * replaced an rds4j or newer kernel host at the address): as the kernel does, every path starts its sequence numbers
-     * again and discards what it sent and the old peer did not acknowledge (the new peer never asked for it). Path
-     * {@code on} resets at once, before its next frame is read; the others in tasks of their own on the same thread.
-     * Their connections may be the old peer's or
-     * already the new one's, so each is reset and reconnected under the new numbering.
+     * replaced an rds4j or newer kernel host at the address): as the kernel does, every path starts its sequence
+     * numbers again and discards what it sent and the old peer did not acknowledge (the new peer never asked for it).
+     * Path {@code on} resets at once, before its next frame is read; the others in tasks of their own on the same
+     * thread. Their connections may be the old peer's or already the new one's, so each is reset and reconnected under
+     * the new numbering.
      */
     void peerGeneration(long generation, ConnectionPath on) {
         long previous = peerGeneration;

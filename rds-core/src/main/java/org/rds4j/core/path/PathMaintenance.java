@@ -28,8 +28,7 @@ final class PathMaintenance {
         this.env = connection.env();
         this.ackRequests = ackRequests;
         this.liveness = new Liveness(env);
-        Runnable run = this::run;
-        this.tick = () -> connection.runOnOwner(run);
+        this.tick = connection.onOwner(this::run);
     }
 
     /** What the timer runs each period: it only hands {@link #run} to the owner (made once, allocates nothing). */

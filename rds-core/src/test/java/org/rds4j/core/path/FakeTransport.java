@@ -165,6 +165,14 @@ final class FakeTransport implements TransportInstance {
         this.later = later;
     }
 
+    /** Whether application threads may read and write this transport's connections ({@link #callerIo()}). */
+    boolean callerIo;
+
+    @Override
+    public boolean callerIo() {
+        return callerIo;
+    }
+
     private final IoThread io = new IoThread() {
         @Override
         public boolean inThread() {

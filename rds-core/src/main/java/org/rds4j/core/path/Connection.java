@@ -571,21 +571,17 @@ public final class Connection implements SendTarget {
     }
 
     /**
-     * What a timer runs: {@code task} at once if the timer's thread owns the connection (a test's single thread),
-     * else handed to the owner.
+     * What a one-off timer runs: {@code task} at once if the timer's thread owns the connection (a test's single
+     * thread), else handed to the owner.
      *
      * @param task what to run
      */
     void runOnOwner(Runnable task) {
-        if (owner.inThread()) {
-            owned(task).run();
-        } else {
-            execute(task);
-        }
+        onOwner(task).run();
     }
 
     /**
-     * {@link #runOnOwner} made ready once for a task a timer hands over again and again (a path's maintenance, every
+     * {@link #runOnOwner} made ready once, for a task a timer hands over again and again (a path's maintenance, every
      * period): with caller I/O, each hand-over otherwise wraps the task in taking the connection, an object each time
      * (150 a second per stack with eight paths up, most of what its timer thread allocated).
      *

@@ -166,8 +166,8 @@ public final class RdsStackConfig {
      * budget does too. Over TCP the application threads then do the socket I/O themselves, as the kernel's RDS does in
      * the sender's context: a polling receive reads the socket of the path that delivered to it last, and a socket's
      * first send after a receive (a reply) writes its path's pass in the sending thread; the I/O threads keep the rest
-     * (a stream's further sends, timers, TLS connections) and wait as in the default mode. The TCP transport uses the
-     * JDK's channels (Netty's NIO transport) for this, whatever {@code tcp.native} says. Polling threads yield the core
+     * (a stream's further sends, timers, TLS connections) and wait as in the default mode. The TCP transport does
+     * this on its epoll sockets, or its NIO ones where epoll is not used. Polling threads yield the core
      * between checks, so threads with work still run; but each keeps a core busy whenever nobody else wants it, so give
      * it only with cores to spare. Off by default (the TCP I/O threads do all socket I/O, yield for a short while after
      * their last work and then sleep: the transport's {@code tcp.yieldMicros}).

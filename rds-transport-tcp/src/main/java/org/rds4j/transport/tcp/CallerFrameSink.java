@@ -2,12 +2,11 @@ package org.rds4j.transport.tcp;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import org.rds4j.core.spi.FrameSink;
 
 /**
  * A pass in an application thread under caller I/O (decision 0031): frames are packed into one 64 KiB direct buffer
- * and written to the JDK channel in that thread, a write each time the buffer fills and one at the pass's end. What
+ * and written to the socket in that thread, a write each time the buffer fills and one at the pass's end. What
  * the socket does not take goes to the connection's I/O thread ({@link TcpConnection#callerLeft}), and the pass stops
  * taking frames: the rest of its current frame follows the unwritten bytes there, in order, and the core's next pass
  * runs on the I/O thread, since {@link TcpConnection#callerSink} gives no sink while those bytes are unwritten.
@@ -20,7 +19,7 @@ final class CallerFrameSink implements FrameSink {
     static final int SIZE = 64 * 1024;
 
     private final TcpConnection connection;
-    private final SocketChannel channel;
+    private final CallerSocket socket;
     private final ByteBuffer buf;
     /** A second view of {@link #buf} for {@link #claim}: its position moves, {@link #buf}'s does not. */
     private final ByteBuffer view;
@@ -29,9 +28,9 @@ final class CallerFrameSink implements FrameSink {
     private boolean handedOver;
 
     /** @param buf {@link #SIZE} direct bytes from the stack's pool, which the connection gives back at its close */
-    CallerFrameSink(TcpConnection connection, SocketChannel channel, ByteBuffer buf) {
+    CallerFrameSink(TcpConnection connection, CallerSocket socket, ByteBuffer buf) {
         this.connection = connection;
-        this.channel = channel;
+        this.socket = socket;
         this.buf = buf;
         this.view = buf.duplicate();
     }
@@ -102,9 +101,14 @@ final class CallerFrameSink implements FrameSink {
     /** Writes what the buffer holds; a short write hands the rest to the I/O thread. */
     private void drain() {
         buf.flip();
+        if (!connection.enterCallerIo()) {
+            handedOver = true;                      // the channel is closing: what the pass took is sent again
+            buf.clear();                            // on the next connection, as whatever TCP had not delivered
+            return;
+        }
         try {
             while (buf.hasRemaining()) {
-                if (channel.write(buf) <= 0) {
+                if (socket.write(buf) <= 0) {
                     break;                          // the socket is full: the I/O thread waits for room
                 }
             }
@@ -113,6 +117,8 @@ final class CallerFrameSink implements FrameSink {
             connection.callerFailed(e);
             buf.clear();
             return;
+        } finally {
+            connection.exitCallerIo();
         }
         if (buf.hasRemaining()) {
             handedOver = true;

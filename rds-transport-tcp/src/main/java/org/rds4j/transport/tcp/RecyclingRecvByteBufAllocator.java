@@ -51,6 +51,9 @@ final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
             TcpConnection c = inPlace;
+            if (c != null) {
+                c.loopReadBegins();
+            }
             ByteBuf b = c != null ? c.inPlaceReadBuffer() : null;
             return b != null ? b : BufferRecycler.readBuffers().take(alloc);
         }
@@ -103,6 +106,10 @@ final class RecyclingRecvByteBufAllocator implements RecvByteBufAllocator {
         @Override
         public void readComplete() {
             pacing.readComplete();
+            TcpConnection c = inPlace;
+            if (c != null) {
+                c.loopReadEnded();                    // after the reads' deliveries, on the error path too
+            }
         }
     }
 }

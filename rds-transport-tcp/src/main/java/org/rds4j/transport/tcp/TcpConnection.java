@@ -3,18 +3,20 @@ package org.rds4j.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.SocketChannel;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
 import org.rds4j.core.spi.CallerPoll;
@@ -66,7 +68,7 @@ import org.slf4j.LoggerFactory;
  * {@link #requestTransmitAfter} leaves the request with the event loop's {@link DeferredTransmits} until its
  * deadline.
  */
-final class TcpConnection extends ChannelInboundHandlerAdapter
+final class TcpConnection extends ChannelDuplexHandler
         implements TransportConnection, BatchingFrameSink.Outcome {
     private static final Logger log = LoggerFactory.getLogger(TcpConnection.class);
     static final String HANDLER_NAME = "rds4j-tcp";
@@ -115,7 +117,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         this.outgoing = handler != null;
         this.tls = tls;
         this.sink = new BatchingFrameSink(channel, this, !tls);
-        this.callerChannel = !tls && channel instanceof CallerIoSocketChannel c ? c.jdkChannel() : null;
+        this.callerSocket = tls || !instance.callerIo() ? null : CallerSocket.of(channel);
+        if (callerSocket != null && !(channel instanceof CallerIoSocketChannel)) {
+            // Netty's epoll channel closes itself at the end of the stream, and on a failed read, unless half-closure
+            // is allowed; then it tells this handler first (userEventTriggered), which shuts the callers' gate and
+            // closes. Every other close passes through close(ctx, promise).
+            channel.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        }
         this.leaseNanos = instance.readerLeaseNanos();
         channel.closeFuture().addListener(f -> {
             if (live && !closedNotified) {
@@ -183,18 +191,24 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     // ---- caller I/O (busy-poll, decision 0031): an application thread that holds the core's connection ----
     //
-    // Such a thread may read the JDK channel (readInCaller) and write it (callerSink) in its own context. Reading is
+    // Such a thread may read the socket (readInCaller) and write it (callerSink) in its own context. Reading is
     // either the event loop's (auto-read) or the callers', never both: a reader's first poll asks the loop to stop
     // reading, and callers read only once it has (callerReadReady), so no byte is read out of order. The loop takes
     // reading back when asked (a maintenance turn with no reader since the last, a reader gone to another path), at
     // the end of the stream or an error, which it then reads and reports as usual, and under tcp.callerIo once no
     // reader polled for the reading lease (readers there poll only while they wait for a reply). Caller writes happen
     // only while Netty holds nothing unwritten for the channel; a short write hands the rest to the loop (callerLeft).
+    // Every system call a caller makes on the socket (CallerSocket: the epoll descriptor, or the JDK channel without
+    // epoll) is inside the gate (enterCallerIo), which the loop shuts before the channel closes (decision 0039).
 
-    /** The JDK channel application threads read and write, or null: not caller I/O, or TLS. */
-    private final SocketChannel callerChannel;
+    /** The socket application threads read and write, or null: not caller I/O, or TLS. */
+    private final CallerSocket callerSocket;
     /** Callers may use the channel: the handler is live and the channel not closed. Set on the event loop. */
     private volatile boolean callerOk;
+    /** Callers inside a system call on the socket, between {@link #enterCallerIo} and {@link #exitCallerIo}. */
+    private final AtomicInteger callersInIo = new AtomicInteger();
+    /** How long {@link #shutCallerIo} waits for a caller's system call to end before it gives up and warns. */
+    private static final long GATE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     /** Reading is the callers', or being handed to them: set by a caller, cleared on the event loop. */
     private volatile boolean callerReading;
     /** The event loop stopped reading after handing the core all it read: callers may read. */
@@ -220,6 +234,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private boolean leaseWatched;
     private final Runnable leaseDue = this::leaseDue;
     private final Runnable checkLease = this::checkLease;
+
+    /** The event loop holds {@link #callerReadLock} for reads of its own while callers own reading. Loop state. */
+    private boolean loopReadHolds;
 
     /** Reads a caller makes in one poll at most, of 64 KiB each. */
     private static final int READS_PER_POLL = 4;
@@ -310,11 +327,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
             for (int i = 0; i < READS_PER_POLL; i++) {
                 in.clear();
                 int n;
+                if (!enterCallerIo()) {
+                    return total;                   // the channel is closing
+                }
                 try {
-                    n = callerChannel.read(in);
+                    n = callerSocket.read(in);
                 } catch (IOException e) {
                     onLoop(takeReadingBack);        // the loop meets the error itself and reports it
                     return total;
+                } finally {
+                    exitCallerIo();
                 }
                 if (n < 0) {
                     onLoop(takeReadingBack);        // the end of the stream: the loop reads it and closes
@@ -334,6 +356,81 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         } finally {
             callerReadLock.unlock();
         }
+    }
+
+    /**
+     * A caller is about to make a system call on the socket, and may, until {@link #exitCallerIo}: false if the
+     * channel is closing. The count goes up before the flag is read, and {@link #shutCallerIo} lowers the flag before
+     * it reads the count (all volatile), so either the caller sees the flag down or the closer sees the caller.
+     */
+    boolean enterCallerIo() {
+        callersInIo.getAndIncrement();
+        if (callerOk) {
+            return true;
+        }
+        callersInIo.getAndDecrement();
+        return false;
+    }
+
+    /** The caller's system call is over. */
+    void exitCallerIo() {
+        callersInIo.getAndDecrement();
+    }
+
+    /**
+     * No caller makes a system call on the socket after this returns: called on the event loop before anything
+     * closes the channel, and by the instance's close on the thread closing the stack (never a caller's), since the
+     * number of an epoll channel's closed descriptor may be another socket's a moment later. A caller's call does not
+     * block (the socket is non-blocking), so the wait is that of one system call, or of a caller that lost its core
+     * inside one.
+     */
+    void shutCallerIo() {
+        callerOk = false;
+        if (callersInIo.get() == 0) {
+            return;
+        }
+        long start = System.nanoTime();
+        for (int spins = 0; callersInIo.get() != 0; spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else if (System.nanoTime() - start < GATE_WAIT_NANOS) {
+                Thread.yield();
+            } else {
+                log.warn("{}: an application thread stayed inside a system call on the socket for {} s; closing"
+                        + " anyway", this, TimeUnit.NANOSECONDS.toSeconds(GATE_WAIT_NANOS));
+                return;
+            }
+        }
+    }
+
+    /**
+     * On the event loop, before each read of its own: if callers own reading, the read and the delivery of what it
+     * got happen under {@link #callerReadLock}, as a caller's do, until {@link #loopReadEnded}. Netty's epoll channel
+     * reads at the peer's end of the stream ({@code EPOLLRDHUP}) or an error ({@code EPOLLERR}) whether or not it is
+     * asked to, which may be while a caller reads; so the socket's bytes reach the core in the order they were read.
+     * No deadlock: a caller only tries the lock, and gives its poll up (and the core's connection with it), which the
+     * loop's delivery may be waiting for.
+     */
+    void loopReadBegins() {
+        if (callerReadReady && !loopReadHolds) {
+            callerReadLock.lock();
+            loopReadHolds = true;
+        }
+    }
+
+    /** On the event loop, after its reads and their deliveries: callers may read again. */
+    void loopReadEnded() {
+        if (loopReadHolds) {
+            loopReadHolds = false;
+            callerReadLock.unlock();
+        }
+    }
+
+    /** Every close of the channel through its pipeline, from any thread, comes here on the event loop first. */
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) throws Exception {
+        shutCallerIo();
+        ctx.close(promise);
     }
 
     /** On the event loop: it stops reading, then callers may. */
@@ -420,7 +517,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         CallerFrameSink f = callerFrames;
         if (f == null) {
             callerOutBuf = channel.alloc().directBuffer(CallerFrameSink.SIZE, CallerFrameSink.SIZE);
-            f = callerFrames = new CallerFrameSink(this, callerChannel,
+            f = callerFrames = new CallerFrameSink(this, callerSocket,
                     callerOutBuf.nioBuffer(0, CallerFrameSink.SIZE));
         }
         return f.begin(sink.streamOffset());
@@ -630,6 +727,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            // The end of the stream, or a failed read, on a channel that allows half-closure (an epoll channel under
+            // caller I/O): it is read to its end, so it closes, as Netty's own close does for the others.
+            shutCallerIo();
+            channel.close();
+        }
         if (tls && evt instanceof SslHandshakeCompletionEvent done) {
             if (done.isSuccess()) {
                 log.debug("{}: TLS handshake done", this);
@@ -689,7 +792,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
     private void established() {
         if (outgoing) {
             live = true;
-            callerOk = callerChannel != null;
+            callerOk = callerSocket != null && !instance.closed(); // a closing instance shut the gate
             log.debug("{}: connected", this);
             try {
                 handler.onConnected(this);
@@ -715,7 +818,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter
         } else {
             handler = h;
             live = true;
-            callerOk = callerChannel != null;
+            callerOk = callerSocket != null && !instance.closed(); // a closing instance shut the gate
             log.debug("{}: accepted", this);
             channel.config().setAutoRead(readable); // also starts the first read
         }

@@ -144,15 +144,14 @@ public final class TcpTransportInstance implements TransportInstance {
         this.waterMark = new WriteBufferWaterMark(low, high);
 
         boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
-        // Busy-poll: application threads read and write the sockets themselves (caller I/O, decision 0031). They do it
-        // on the JDK's channels under Netty's NIO ones: a JDK channel's close waits for a read or write in progress,
-        // where an epoll channel's event loop may close its descriptor, and the number be reused, at any moment.
-        // tcp.callerIo: the same without busy-poll, for a reader waiting for a reply in its yielding window only
-        // (decision 0033).
+        // Busy-poll: application threads read and write the sockets themselves (caller I/O, decision 0031), on the
+        // epoll descriptors inside each connection's gate, which the event loop shuts before it closes the channel
+        // (decision 0039); without epoll, on the JDK's channels under Netty's NIO ones. tcp.callerIo: the same
+        // without busy-poll, for a reader waiting for a reply in its yielding window only (decision 0033).
         boolean callerIoAsked = booleanProperty(config, "tcp.callerIo", false);
         this.callerIo = config.busyPoll() || callerIoAsked;
         this.readerLeaseNanos = config.busyPoll() || !callerIoAsked ? 0 : READER_LEASE_NANOS;
-        this.epoll = !callerIo && wantNative && Epoll.isAvailable();
+        this.epoll = wantNative && Epoll.isAvailable();
         // How the I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their last
         // work, then sleep in epoll_wait (or select, under caller I/O).
         long yieldNanos = intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0)
@@ -163,10 +162,10 @@ public final class TcpTransportInstance implements TransportInstance {
                         : EpollIoHandler.newFactory())
                 : backoff ? BackoffSelectStrategy.nioFactory(yieldNanos)
                 : NioIoHandler.newFactory();
-        String why = (config.busyPoll() ? "NIO, busy-poll: application threads read and write the sockets"
-                : callerIo ? "NIO, tcp.callerIo: application threads waiting for a reply read and write the sockets"
-                : epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause() + ")"
-                : "NIO (tcp.native=false)")
+        String why = (epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause()
+                + ")" : "NIO (tcp.native=false)")
+                + (config.busyPoll() ? ", busy-poll: application threads read and write the sockets"
+                : callerIo ? ", tcp.callerIo: application threads waiting for a reply read and write the sockets" : "")
                 + (backoff ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
         if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
             log.info("rds4j TCP transport uses {}", why);
@@ -233,6 +232,11 @@ public final class TcpTransportInstance implements TransportInstance {
     @Override
     public boolean callerIo() {
         return callerIo;
+    }
+
+    /** Whether {@link #close} has begun: connections established from now on give callers no socket. */
+    boolean closed() {
+        return closed;
     }
 
     /** How long a path's reading stays the callers' after their last poll; 0: until the maintenance turn. */
@@ -542,6 +546,12 @@ public final class TcpTransportInstance implements TransportInstance {
             tlsListeners.clear();
         }
         for (Channel ch : connections) {
+            // Each connection's close shuts its callers' gate (TcpConnection.close) on its event loop; a channel whose
+            // close task has not run when the loop stops is closed by Netty itself, so the gates are shut here first.
+            TcpConnection c = ch.pipeline().get(TcpConnection.class);
+            if (c != null) {
+                c.shutCallerIo();
+            }
             closing.add(ch.close());
         }
         boolean onIoThread = isIoThread();

@@ -44,9 +44,15 @@ class CallerIoTest {
         return c;
     }
 
+    /** {@code tcp.native}: on epoll where it loads (its descriptors, used inside each connection's gate). */
+    String nativeTransport() {
+        return "true";
+    }
+
     private RdsStack stack(String name, String address, int port) throws Exception {
         return keep(RdsStack.create(RdsStackConfig.builder().name(name).address(InetAddress.getByName(address))
-                .tcpPort(port).defaultTransport("tcp").busyPoll(true).build()));
+                .tcpPort(port).defaultTransport("tcp").busyPoll(true).property("tcp.native", nativeTransport())
+                .build()));
     }
 
     private RdsSocket socket(RdsStack stack, String address) throws Exception {

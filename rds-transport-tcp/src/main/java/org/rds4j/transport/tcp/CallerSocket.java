@@ -43,19 +43,19 @@ abstract class CallerSocket {
         @Override
         int read(ByteBuffer dst) throws IOException {
             assert dst.isDirect() : "the native read takes direct memory only";
-            int n = fd.read(dst, dst.position(), dst.limit());
-            if (n > 0) {
-                dst.position(dst.position() + n);
-            }
-            return n;                               // Netty gives 0 for EAGAIN and -1 at the end of the stream
+            return advance(dst, fd.read(dst, dst.position(), dst.limit())); // 0 for EAGAIN, -1 at the end
         }
 
         @Override
         int write(ByteBuffer src) throws IOException {
             assert src.isDirect() : "the native write takes direct memory only";
-            int n = fd.write(src, src.position(), src.limit());
+            return advance(src, fd.write(src, src.position(), src.limit()));
+        }
+
+        /** Netty's calls take positions and leave the buffer as it was: moves it past the {@code n} bytes done. */
+        private static int advance(ByteBuffer b, int n) {
             if (n > 0) {
-                src.position(src.position() + n);
+                b.position(b.position() + n);
             }
             return n;
         }

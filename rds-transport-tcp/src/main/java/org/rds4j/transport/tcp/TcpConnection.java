@@ -729,8 +729,8 @@ final class TcpConnection extends ChannelDuplexHandler
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof ChannelInputShutdownEvent) {
             // The end of the stream, or a failed read, on a channel that allows half-closure (an epoll channel under
-            // caller I/O): it is read to its end, so it closes, as Netty's own close does for the others.
-            shutCallerIo();
+            // caller I/O): it is read to its end, so it closes, as Netty's own close does for the others. The close
+            // passes this handler's close, which shuts the callers' gate, before any close of Netty's own.
             channel.close();
         }
         if (tls && evt instanceof SslHandshakeCompletionEvent done) {

@@ -169,8 +169,10 @@ public final class RdsStackConfig {
      * (a stream's further sends, timers, TLS connections) and wait as in the default mode. The TCP transport does
      * this on its epoll sockets, or its NIO ones where epoll is not used. Polling threads yield the core
      * between checks, so threads with work still run; but each keeps a core busy whenever nobody else wants it, so give
-     * it only with cores to spare. Off by default (the TCP I/O threads do all socket I/O, yield for a short while after
-     * their last work and then sleep: the transport's {@code tcp.yieldMicros}).
+     * it only with cores to spare. Off by default: a receive waiting for a reply yields for {@link #replySpin()} and
+     * then parks (over TCP on epoll it reads the socket itself while it yields, and a reply writes itself: the
+     * transport's {@code tcp.callerIo}), and the TCP I/O threads do the rest of the socket I/O, yield for a short
+     * while after their last work and then sleep (the transport's {@code tcp.yieldMicros}).
      *
      * @return whether the stack busy-polls
      */

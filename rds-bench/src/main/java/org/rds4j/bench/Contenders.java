@@ -46,14 +46,18 @@ public final class Contenders {
                 new AeronContender(false),
                 new AeronContender(true),
                 new Rds4jContender("tcp"),
-                new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true)),
-                // A reader waiting for the reply to its one request reads the socket itself, and a reply writes itself.
-                new Rds4jContender("tcp", "rds4j-tcp-callerio", b -> b.property("tcp.callerIo", "true")),
+                new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true),
+                        ", busyPoll(true): receives and replies poll and write the sockets in their own threads"),
+                // Without caller I/O: the I/O threads do every read and write, as on NIO, where it is off.
+                new Rds4jContender("tcp", "rds4j-tcp-iothread", b -> b.property("tcp.callerIo", "false"),
+                        ", tcp.callerIo=false: the I/O threads do every read and write"),
                 // The I/O threads sleeping as soon as they are idle, without the default's 250 us of yielding first.
-                new Rds4jContender("tcp", "rds4j-tcp-sleep", b -> b.property("tcp.yieldMicros", "0")),
+                new Rds4jContender("tcp", "rds4j-tcp-sleep", b -> b.property("tcp.yieldMicros", "0"),
+                        ", tcp.yieldMicros=0: idle I/O threads sleep at once"),
                 Rds4jContender.tls("rds4j-tcp-tls"),
                 new Rds4jContender("loopback"),
-                new Rds4jContender("loopback", "rds4j-loopback-sleep", b -> b.property("loopback.yieldMicros", "0")),
+                new Rds4jContender("loopback", "rds4j-loopback-sleep", b -> b.property("loopback.yieldMicros", "0"),
+                        ", loopback.yieldMicros=0: the idle loop thread parks at once"),
                 // The same with 4 MiB socket buffers: as much as Linux's TCP autotuning lets the NIO and Netty
                 // contenders' socket send buffers grow (tcp_wmem's default maximum), where rds4j's default is the
                 // kernel RDS socket's (wmem_default, 212,992 bytes).

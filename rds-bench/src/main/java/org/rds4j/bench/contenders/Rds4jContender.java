@@ -59,7 +59,13 @@ public final class Rds4jContender implements Contender {
      * ({@code new Rds4jContender("tcp", "rds4j-tcp-busypoll", b -> b.busyPoll(true))}) or TLS properties.
      */
     public Rds4jContender(String transport, String name, UnaryOperator<RdsStackConfig.Builder> tuning) {
-        this(transport, name, tuning, 1, RdsStackConfig.builder().build().paths(), "");
+        this(transport, name, tuning, "");
+    }
+
+    /** A variant whose description adds {@code detail} (", " and what {@code tuning} changes) after the transport. */
+    public Rds4jContender(String transport, String name, UnaryOperator<RdsStackConfig.Builder> tuning,
+            String detail) {
+        this(transport, name, tuning, 1, RdsStackConfig.builder().build().paths(), detail);
     }
 
     /**

@@ -94,7 +94,7 @@ public final class TcpTransportInstance implements TransportInstance {
     /** The port peers listen on; the stack's own port unless a test puts a proxy in between. */
     private final int peerPort;
     private final boolean epoll;
-    /** Application threads do the sockets' I/O: under busy-poll (decision 0031), or asked for by tcp.callerIo. */
+    /** Application threads do the sockets' I/O: under busy-poll (decision 0031), or tcp.callerIo (default on epoll). */
     private final boolean callerIo;
     /**
      * Under tcp.callerIo without busy-poll, how long a path's reading stays the callers' after the last reader's poll
@@ -144,14 +144,15 @@ public final class TcpTransportInstance implements TransportInstance {
         this.waterMark = new WriteBufferWaterMark(low, high);
 
         boolean wantNative = !"false".equalsIgnoreCase(config.property("tcp.native", "true"));
+        this.epoll = wantNative && Epoll.isAvailable();
         // Busy-poll: application threads read and write the sockets themselves (caller I/O, decision 0031), on the
         // epoll descriptors inside each connection's gate, which the event loop shuts before it closes the channel
         // (decision 0039); without epoll, on the JDK's channels under Netty's NIO ones. tcp.callerIo: the same
-        // without busy-poll, for a reader waiting for a reply in its yielding window only (decision 0033).
-        boolean callerIoAsked = booleanProperty(config, "tcp.callerIo", false);
-        this.callerIo = config.busyPoll() || callerIoAsked;
-        this.readerLeaseNanos = config.busyPoll() || !callerIoAsked ? 0 : READER_LEASE_NANOS;
-        this.epoll = wantNative && Epoll.isAvailable();
+        // without busy-poll, for a reader waiting for a reply in its yielding window only (decision 0033); on by
+        // default on epoll, where it shortens round trips and costs streams nothing, off on NIO (decision 0040).
+        boolean callerIoWhileWaiting = booleanProperty(config, "tcp.callerIo", epoll);
+        this.callerIo = config.busyPoll() || callerIoWhileWaiting;
+        this.readerLeaseNanos = config.busyPoll() || !callerIoWhileWaiting ? 0 : READER_LEASE_NANOS;
         // How the I/O threads wait when idle (BackoffSelectStrategy): yield for tcp.yieldMicros after their last
         // work, then sleep in epoll_wait (or select, under caller I/O).
         long yieldNanos = intProperty(config, "tcp.yieldMicros", BackoffSelectStrategy.DEFAULT_YIELD_MICROS, 0)
@@ -165,7 +166,8 @@ public final class TcpTransportInstance implements TransportInstance {
         String why = (epoll ? "native epoll" : wantNative ? "NIO (epoll unavailable: " + Epoll.unavailabilityCause()
                 + ")" : "NIO (tcp.native=false)")
                 + (config.busyPoll() ? ", busy-poll: application threads read and write the sockets"
-                : callerIo ? ", tcp.callerIo: application threads waiting for a reply read and write the sockets" : "")
+                : callerIo ? ", caller I/O (tcp.callerIo): application threads waiting for a reply read and write the"
+                        + " sockets" : "")
                 + (backoff ? ", yielding " + yieldNanos / 1000 + " us before sleeping" : "");
         if (LOGGED_IO_CHOICE.compareAndSet(false, true)) {
             log.info("rds4j TCP transport uses {}", why);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Map;
 import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.testkit.TestHosts;
@@ -13,17 +14,17 @@ import org.rds4j.core.testkit.TestHosts;
  * one free TCP port, each on its own address, as machines would all use 16385.
  */
 final class TcpHosts implements TestHosts {
-    private final boolean nio;
+    private final Map<String, String> properties;
     private int tcpPort;
 
-    /** Hosts on the transport's usual channels (native epoll where it is available). */
+    /** Hosts on the transport's defaults (native epoll where it is available, caller I/O there). */
     TcpHosts() {
-        this(false);
+        this(Map.of());
     }
 
-    /** @param nio whether the stacks run on Netty's NIO channels ({@code tcp.native=false}) whatever is available */
-    TcpHosts(boolean nio) {
-        this.nio = nio;
+    /** @param properties transport properties every stack gets, such as {@code tcp.native=false} */
+    TcpHosts(Map<String, String> properties) {
+        this.properties = Map.copyOf(properties);
     }
 
     @Override
@@ -35,9 +36,7 @@ final class TcpHosts implements TestHosts {
         RdsStackConfig.Builder b = RdsStackConfig.builder().name(name).address(address).tcpPort(tcpPort)
                 .reconnectDelays(Duration.ofMillis(1), Duration.ofMillis(100))
                 .defaultTransport("tcp").paths(8);
-        if (nio) {
-            b.property("tcp.native", "false");
-        }
+        properties.forEach(b::property);
         return RdsStack.create(b.build());
     }
 

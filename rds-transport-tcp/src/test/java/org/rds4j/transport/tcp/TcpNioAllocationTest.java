@@ -1,5 +1,6 @@
 package org.rds4j.transport.tcp;
 
+import java.util.Map;
 import org.rds4j.core.testkit.TestHosts;
 
 /**
@@ -10,6 +11,6 @@ import org.rds4j.core.testkit.TestHosts;
 class TcpNioAllocationTest extends TcpAllocationTest {
     @Override
     protected TestHosts hosts() {
-        return new TcpHosts(true);
+        return new TcpHosts(Map.of("tcp.native", "false"));
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.ChannelOption;
@@ -478,6 +479,51 @@ class BatchingFrameSinkTest {
         for (int i = 0; i < out.size(); i++) {
             assertArrayEquals(frameBytes(i), readable(out.get(i)), "batch " + i + " intact");
             out.get(i).release();                 // the four let go are freed here, the rest stay kept
+        }
+        ch.finishAndReleaseAll();
+    }
+
+    /**
+     * At Netty's default level the leak detector wraps one allocation in 128 and tracks every slice of it with a stack
+     * trace: such a batch is written once and freed, never kept for the next pass. Here every buffer the channel's
+     * allocator gives is a wrapper (a slice of a pooled buffer, as a tracked one is a wrapper of one).
+     */
+    @Test
+    void aBatchTheLeakDetectorTracksIsUsedOnceAtTheDefaultLevel() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setOption(ChannelOption.ALLOCATOR, new AbstractByteBufAllocator(true) {
+            @Override
+            protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+                throw new UnsupportedOperationException("batches are direct");
+            }
+
+            @Override
+            protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+                ByteBuf pooled = PooledByteBufAllocator.DEFAULT.directBuffer(maxCapacity, maxCapacity);
+                ByteBuf wrapper = pooled.retainedSlice(0, maxCapacity).clear();
+                pooled.release();
+                return wrapper;
+            }
+
+            @Override
+            public boolean isDirectBufferPooled() {
+                return true;
+            }
+        });
+        BatchingFrameSink sink = new BatchingFrameSink(ch, outcome, recycler, true);
+        ResourceLeakDetector.Level before = ResourceLeakDetector.getLevel();
+        try {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE);
+            pass(ch, sink, 1).release();
+            ByteBuf next = pass(ch, sink, 2);
+            assertEquals(2, recycler.allocated(), "the tracked batch is not handed out again");
+            assertEquals(0, recycler.reused());
+            assertEquals(0, recycler.kept(), "nor kept");
+            assertArrayEquals(frameBytes(2), readable(next));
+            next.release();
+            assertEquals(0, next.refCnt(), "its holder freed it");
+        } finally {
+            ResourceLeakDetector.setLevel(before);
         }
         ch.finishAndReleaseAll();
     }

@@ -68,7 +68,8 @@ public interface TransportInstance extends AutoCloseable {
      * Whether application threads may do this instance's socket I/O themselves ({@link TransportConnection#callerSink},
      * {@link TransportConnection#readInCaller}): then a connection's state belongs to whichever thread holds its flag,
      * the I/O thread or an application thread, and the I/O thread takes the flag around every handler call and task.
-     * TCP under busy-poll (decision 0031) or with tcp.callerIo (decision 0033); false by default.
+     * TCP under busy-poll (decision 0031) or with tcp.callerIo (decision 0033; on by default on epoll, decision 0040);
+     * false for a transport that does not say.
      *
      * @return whether connections of this instance use caller I/O
      */

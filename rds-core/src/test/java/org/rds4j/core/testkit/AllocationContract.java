@@ -126,16 +126,9 @@ public abstract class AllocationContract extends HostsContract {
             List<String> phases = new ArrayList<>();
             double perMessage = Double.MAX_VALUE;
             for (int phase = 1; phase <= MAX_PHASES && perMessage > BOUND_PER_MESSAGE; phase++) {
-                Map<Long, Long> before;
-                Map<Long, Long> after;
-                beforeMeasuring();
-                try {
-                    before = allocatedPerThread();
-                    run(tx, rx, to, size, messages, false);
-                    after = allocatedPerThread();
-                } finally {
-                    afterMeasuring();
-                }
+                Map<Long, Long> before = allocatedPerThread();
+                run(tx, rx, to, size, messages, false);
+                Map<Long, Long> after = allocatedPerThread();
                 long total = 0;
                 Map<String, Long> byThread = new TreeMap<>();
                 for (Map.Entry<Long, Long> e : after.entrySet()) {
@@ -164,17 +157,6 @@ public abstract class AllocationContract extends HostsContract {
                     + " bytes allocated per " + size + "-byte message in steady state in each of " + MAX_PHASES
                     + " phases: " + String.join("; ", phases));
         }
-    }
-
-    /**
-     * Called just before the measured phase: a transport whose tests run with heavier instrumentation than
-     * production (Netty's paranoid leak detector records a stack trace per buffer access) sets production's here.
-     */
-    protected void beforeMeasuring() {
-    }
-
-    /** Called after the measured phase: restores what {@link #beforeMeasuring} changed. */
-    protected void afterMeasuring() {
     }
 
     /**

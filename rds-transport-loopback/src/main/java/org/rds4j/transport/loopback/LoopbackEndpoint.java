@@ -31,7 +31,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * line the writer stores to still sits in the reader's cache and must be taken from it first: with the few
      * chunks a stream keeps in flight, pinned 8 KiB messages cost 7.3 CPU seconds per million where a ring of 32
      * costs 2.9 (docs/decisions/0013-loopback-chunk-ring.md). A chunk is made only when a fast stream reaches it
-     * ({@link #FAST_CHUNK_NANOS}), so a connection that moves little keeps little.
+     * ({@link #FAST_CHUNK_NANOS}) and its reader's thread has not moved that much memory by other streams meanwhile
+     * ({@link #grows}), so a connection that moves little keeps little.
      */
     static final int RING = 32;
     /**
@@ -78,6 +79,8 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     private int chunkSwitches;
     /** When this end last moved to a new chunk ({@link System#nanoTime}); our thread. */
     private long lastChunkNanos = System.nanoTime();
+    /** What the reader's thread had moved ({@link LoopbackInstance#moved()}) when this end last moved on; ours. */
+    private long readerMovedAtLastChunk;
     /** Where the part of the staging chunk not yet handed over starts. */
     private int stagedFrom;
     private long written;
@@ -105,6 +108,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
 
     void pair(LoopbackEndpoint other) {
         this.peer = other;
+        this.readerMovedAtLastChunk = other.owner.moved();
     }
 
     /**
@@ -210,6 +214,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         if (end == stagedFrom) {
             return;
         }
+        owner.moved(end - stagedFrom);
         Segment seg = segments.take();
         seg.chunk = staging;
         seg.from = stagedFrom;
@@ -229,8 +234,9 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     /**
-     * A new chunk while a fast stream, in its first {@link #RING_WINDOW} chunks, has not made its ring yet, else the
-     * one the reader gave back longest ago (the pool is first in, first out; it makes a chunk only when none is back).
+     * A new chunk while a fast stream, in its first {@link #RING_WINDOW} chunks, has not made its ring yet ({@link
+     * #grows}), else the one the reader gave back longest ago (the pool is first in, first out; it makes a chunk only
+     * when none is back).
      */
     private Chunk nextChunk() {
         if (chunkSwitches == RING_WINDOW) {
@@ -238,13 +244,37 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         }
         chunkSwitches++;
         long now = System.nanoTime();
-        boolean fast = now - lastChunkNanos < FAST_CHUNK_NANOS;
+        long readerMoved = peer.owner.moved();
+        boolean grow = chunksMade < RING
+                && grows(now - lastChunkNanos, readerMoved - readerMovedAtLastChunk, chunksMade);
         lastChunkNanos = now;
-        if (fast && chunksMade < RING) {
+        readerMovedAtLastChunk = readerMoved;
+        if (grow) {
             chunksMade++;
             return new Chunk();
         }
         return chunks.take();
+    }
+
+    /**
+     * Whether a writer that has made {@code made} chunks makes another as it moves on from one it filled in
+     * {@code fillNanos}, while the reader's thread moved {@code readerMoved} bytes of stream (this one's and any
+     * other's, both ways). A chunk taken from the pool comes back to be written about {@code made} chunks after the
+     * reader read it, and the reader's thread has moved about {@code made * readerMoved} bytes by then: once that is
+     * {@link #RING} chunks' worth, the lines have left its core's caches whatever the ring's size, and a bigger ring
+     * would only cost memory. That is the case of a stream that runs fast beside a much faster one the same thread
+     * reads or writes: the congestion maps and acknowledgements a receiver of 64 KiB messages sends back, whose
+     * reader is the thread writing the messages. Their ring grew on the maps of a port that turned congested and
+     * clear about once a message (eight paths, 8 KiB a map), at whatever moment that began, and once in a measured
+     * phase: 32 chunks on each path, 16 MB (docs/decisions/0041-loopback-ring-by-reader-traffic.md).
+     *
+     * @param fillNanos how long the chunk took to fill
+     * @param readerMoved bytes the reader's thread moved meanwhile
+     * @param made chunks this writer has made so far
+     * @return whether to make a new chunk rather than reuse one
+     */
+    static boolean grows(long fillNanos, long readerMoved, int made) {
+        return fillNanos < FAST_CHUNK_NANOS && readerMoved * made < (long) RING * Chunk.SIZE;
     }
 
     /** Makes a chunk when none is back: the reader is more than a chunk behind; our thread. */
@@ -351,6 +381,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
             ByteBuffer view = seg.chunk.view;        // made with the chunk: nothing allocated here
             view.limit(seg.to).position(seg.from);
             h.onBytes(view);
+            owner.moved(seg.to - seg.from);
             peer.segmentRead(seg);
             if (moreWaiting() && transmitTask.takeRequest()) {
                 transmit();                          // before the next segment, not after all of them

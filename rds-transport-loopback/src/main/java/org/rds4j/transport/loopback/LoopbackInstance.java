@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.TransportHost;
@@ -27,6 +28,12 @@ final class LoopbackInstance implements TransportInstance {
     private final Set<InetAddress> listening = ConcurrentHashMap.newKeySet();
     private final Set<LoopbackEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final int highWaterMark;
+    /**
+     * Stream bytes this stack's thread has moved, written into its ends' chunks and read out of their peers': how
+     * much memory the thread has touched lately, which is what pushes a chunk it read out of its core's caches
+     * ({@link LoopbackEndpoint#grows}). Our thread adds (a release store: no fence on the hot path); any thread reads.
+     */
+    private final AtomicLong moved = new AtomicLong();
     private volatile boolean closed;
 
     LoopbackInstance(TransportHost host) {
@@ -59,6 +66,16 @@ final class LoopbackInstance implements TransportInstance {
 
     int highWaterMark() {
         return highWaterMark;
+    }
+
+    /** Our thread moved {@code bytes} of some end's stream. */
+    void moved(int bytes) {
+        moved.setRelease(moved.getPlain() + bytes);
+    }
+
+    /** Stream bytes our thread has moved so far; any thread. */
+    long moved() {
+        return moved.getAcquire();
     }
 
     /** This stack's thread, as the core sees it: the owner of every connection of the stack. */

@@ -245,8 +245,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
         chunkSwitches++;
         long now = System.nanoTime();
         long readerMoved = peer.owner.moved();
-        boolean grow = chunksMade < RING
-                && grows(now - lastChunkNanos, readerMoved - readerMovedAtLastChunk, chunksMade);
+        boolean grow = grows(now - lastChunkNanos, readerMoved - readerMovedAtLastChunk, chunksMade);
         lastChunkNanos = now;
         readerMovedAtLastChunk = readerMoved;
         if (grow) {
@@ -257,16 +256,16 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
     }
 
     /**
-     * Whether a writer that has made {@code made} chunks makes another as it moves on from one it filled in
-     * {@code fillNanos}, while the reader's thread moved {@code readerMoved} bytes of stream (this one's and any
-     * other's, both ways). A chunk taken from the pool comes back to be written about {@code made} chunks after the
-     * reader read it, and the reader's thread has moved about {@code made * readerMoved} bytes by then: once that is
-     * {@link #RING} chunks' worth, the lines have left its core's caches whatever the ring's size, and a bigger ring
+     * Whether a writer that has made {@code made} chunks (at most {@link #RING}) makes another as it moves on from one
+     * it filled in {@code fillNanos}, while the reader's thread moved {@code readerMoved} bytes of stream (this one's
+     * and any other's, both ways). A chunk taken from the pool comes back to be written about {@code made} chunks after
+     * the reader read it, and the reader's thread has moved about {@code made * readerMoved} bytes by then: once that
+     * is {@link #RING} chunks' worth, the lines have left its core's caches whatever the ring's size, and a bigger ring
      * would only cost memory. That is the case of a stream that runs fast beside a much faster one the same thread
-     * reads or writes: the congestion maps and acknowledgements a receiver of 64 KiB messages sends back, whose
-     * reader is the thread writing the messages. Their ring grew on the maps of a port that turned congested and
-     * clear about once a message (eight paths, 8 KiB a map), at whatever moment that began, and once in a measured
-     * phase: 32 chunks on each path, 16 MB (docs/decisions/0041-loopback-ring-by-reader-traffic.md).
+     * reads or writes: the congestion maps and acknowledgements a receiver of 64 KiB messages sends back, whose reader
+     * is the thread writing the messages. Their ring grew on the maps of a port that turned congested and clear about
+     * once a message (eight paths, 8 KiB a map), at whatever moment that began, and once in a measured phase: 32 chunks
+     * on each path, 16 MB (docs/decisions/0041-loopback-ring-by-reader-traffic.md).
      *
      * @param fillNanos how long the chunk took to fill
      * @param readerMoved bytes the reader's thread moved meanwhile
@@ -274,7 +273,7 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * @return whether to make a new chunk rather than reuse one
      */
     static boolean grows(long fillNanos, long readerMoved, int made) {
-        return fillNanos < FAST_CHUNK_NANOS && readerMoved * made < (long) RING * Chunk.SIZE;
+        return made < RING && fillNanos < FAST_CHUNK_NANOS && readerMoved * made < (long) RING * Chunk.SIZE;
     }
 
     /** Makes a chunk when none is back: the reader is more than a chunk behind; our thread. */

@@ -32,4 +32,21 @@ class NetOptionsTest {
         assertTrue(e.getMessage().contains("KEY=VALUE"), e.getMessage());
         assertThrows(UsageException.class, () -> parse("--property", "=3"));
     }
+
+    @Test
+    void pathsGoIntoTheToolsStack() throws Exception {
+        assertEquals(8, parse().paths, "the kernel's number unless asked");
+        NetOptions o = parse("--transport", "loopback", "--paths", "2");
+        try (RdsStack stack = o.createStack("net-options", InetAddress.getByName("127.0.0.1"))) {
+            assertEquals(2, stack.config().paths());
+        }
+    }
+
+    @Test
+    void pathsOtherThanAPowerOfTwoUpToEightAreAUsageError() {
+        for (String bad : new String[] {"0", "3", "16"}) {
+            UsageException e = assertThrows(UsageException.class, () -> parse("--paths", bad));
+            assertTrue(e.getMessage().contains("--paths"), e.getMessage());
+        }
+    }
 }

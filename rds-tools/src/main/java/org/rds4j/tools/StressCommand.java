@@ -19,11 +19,17 @@ import org.rds4j.RdsStackConfig;
 /**
  * {@code rds4j stress}: two stacks in one JVM, "hosts" 127.0.0.1 (A) and 127.0.0.2 (B) on the same TCP port, and N
  * socket pairs; A's socket i keeps a window of requests outstanding to B's socket i, which echoes each one back.
+ * Socket pair i binds RDS port {@code --port} + i on both hosts, as rds-stress's task i binds 4001 + i: each pair's
+ * requests and echoes then hash to the same lane, every run spreads the pairs over the same lanes, and echoes carry
+ * the acknowledgements of the requests back on the lane those came on.
  * Every message is checked in both directions; a live line per second, then a summary. Exit 1 on any loss,
  * corruption or reordering, or if nothing got through.
  */
 final class StressCommand implements Command {
     private static final int MAX_MESSAGE = 1 << 20;
+    /** Socket pair 0's RDS port unless {@code --port} says otherwise: rds-stress's first task binds 4001. */
+    private static final int FIRST_PORT = 4001;
+    private static final int MAX_PORT = 65535;
     /** How long the outstanding echoes may take once sending stops before they count as lost. */
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -48,6 +54,8 @@ final class StressCommand implements Command {
                 + "  --size BYTES     message size, 0.." + MAX_MESSAGE + " (default 64)\n"
                 + "  --duration S     measured seconds (default 10)\n"
                 + "  --warmup S       seconds before measuring (default 1)\n"
+                + "  --port P         RDS port of socket pair 0 on both hosts; pair i uses P+i (default 4001,\n"
+                + "                   rds-stress's first task port); 0 binds every socket to a free port\n"
                 + NetOptions.USAGE
                 + "                   (--sndbuf/--rcvbuf default to at least twice the window's bytes, so that\n"
                 + "                    echoes never wait for congestion to clear)\n";
@@ -56,7 +64,7 @@ final class StressCommand implements Command {
     @Override
     public Set<String> valueOptions() {
         Set<String> s = new HashSet<>(NetOptions.VALUE_OPTIONS);
-        s.addAll(Set.of("sockets", "depth", "size", "duration", "warmup"));
+        s.addAll(Set.of("sockets", "depth", "size", "duration", "warmup", "port"));
         return s;
     }
 
@@ -73,6 +81,12 @@ final class StressCommand implements Command {
         int size = args.intValue("size", 64, 0, MAX_MESSAGE);
         long duration = args.secondsAsNanos("duration", 10, 0.001, 1e6);
         long warmup = args.secondsAsNanos("warmup", 1, 0, 1e6);
+        int port = args.intValue("port", FIRST_PORT, 0, MAX_PORT);
+        if (port != 0 && port + sockets - 1 > MAX_PORT) {
+            throw new UsageException("--port " + port + " leaves no room for " + sockets + " socket pairs (the last"
+                    + " would bind " + (port + sockets - 1) + "); give at most " + (MAX_PORT - sockets + 1)
+                    + ", or 0 for free ports");
+        }
         NetOptions net = NetOptions.from(args);
         InetAddress hostA = InetAddress.getByName("127.0.0.1");
         InetAddress hostB = InetAddress.getByName("127.0.0.2");
@@ -81,10 +95,10 @@ final class StressCommand implements Command {
         int buffer = (int) Math.min(Integer.MAX_VALUE / 2,
                 Math.max(RdsStackConfig.DEFAULT_SOCKET_BUFFER, 2L * depth * Math.max(size, 64)));
 
-        out.printf(Locale.ROOT, "stress: %d socket pairs %s <-> %s, transport %s, tcp port %d, %d-byte messages, "
-                        + "depth %d, %s measured after %s warmup%n", sockets, Endpoints.host(hostA),
-                Endpoints.host(hostB), net.transport, net.tcpPort, size, depth, Format.seconds(duration),
-                Format.seconds(warmup));
+        out.printf(Locale.ROOT, "stress: %d socket pairs %s <-> %s (%s), transport %s, tcp port %d, %d paths, "
+                        + "%d-byte messages, depth %d, %s measured after %s warmup%n", sockets, Endpoints.host(hostA),
+                Endpoints.host(hostB), ports(port, sockets), net.transport, net.tcpPort, net.paths, size, depth,
+                Format.seconds(duration), Format.seconds(warmup));
         out.flush();
 
         StressStats stats = new StressStats();
@@ -95,8 +109,9 @@ final class StressCommand implements Command {
         try (RdsStack a = net.createStack("stress-a", hostA);
              RdsStack b = net.createStack("stress-b", hostB)) {
             for (int i = 0; i < sockets; i++) {
-                RdsSocket sa = open(net, a, hostA, buffer, opened);
-                RdsSocket sb = open(net, b, hostB, buffer, opened);
+                int pairPort = port == 0 ? 0 : port + i;
+                RdsSocket sa = open(net, a, hostA, pairPort, buffer, opened);
+                RdsSocket sb = open(net, b, hostB, pairPort, buffer, opened);
                 StressRequester r = new StressRequester(sa, sb.localAddress(), depth, size, stats);
                 requesters.add(r);
                 requesterThreads.add(daemon(new Thread(r, "stress-request-" + i)));
@@ -114,7 +129,15 @@ final class StressCommand implements Command {
         }
     }
 
-    private static RdsSocket open(NetOptions net, RdsStack stack, InetAddress host, int buffer,
+    /** The ports the header names: one, a range, or free ones. */
+    private static String ports(int first, int sockets) {
+        if (first == 0) {
+            return "free ports";
+        }
+        return sockets == 1 ? "port " + first : "ports " + first + "-" + (first + sockets - 1);
+    }
+
+    private static RdsSocket open(NetOptions net, RdsStack stack, InetAddress host, int port, int buffer,
             List<RdsSocket> opened) throws IOException {
         RdsSocket s = net.openSocket(stack);
         opened.add(s);
@@ -124,7 +147,7 @@ final class StressCommand implements Command {
         if (net.rcvbuf == 0) {
             s.setOption(RdsSocketOptions.SO_RCVBUF, buffer);
         }
-        s.bind(new InetSocketAddress(host, 0));
+        s.bind(new InetSocketAddress(host, port));
         return s;
     }
 

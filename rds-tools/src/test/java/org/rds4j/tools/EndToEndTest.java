@@ -204,6 +204,8 @@ class EndToEndTest {
                 "--tcp-port", tcpPort);
 
         assertEquals(0, stress.awaitExit(RUN), stress.describe());
+        assertTrue(stress.stdout().get(0).startsWith("stress: 4 socket pairs 127.0.0.1 <-> 127.0.0.2 (ports 4001-4004),"
+                + " transport " + transport + ", tcp port " + tcpPort + ", 8 paths,"), stress.describe());
         Pattern summary = Pattern.compile("^stress: OK: [1-9]\\d* messages \\([1-9]\\d* round trips\\) .* "
                 + "rtt p50 \\d+ us p99 \\d+ us max \\d+ us, 0 errors$");
         assertTrue(stress.stdout().stream().anyMatch(l -> summary.matcher(l).matches()), stress.describe());

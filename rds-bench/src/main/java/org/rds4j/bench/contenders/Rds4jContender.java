@@ -128,7 +128,7 @@ public final class Rds4jContender implements Contender {
     public String description() {
         return "rds4j, two stacks (127.0.0.1, 127.0.0.2), transport \"" + transport + "\"" + detail + ", blocking "
                 + "sockets, one reused send buffer, receive(ByteBuffer, RdsMessageInfo, flags) into one reused buffer"
-                + (pairs > 1 ? " per socket" : "");
+                + (pairs > 1 ? " per socket" : "; both sockets bound to one RDS port on lane 0");
     }
 
     @Override
@@ -189,7 +189,12 @@ public final class Rds4jContender implements Contender {
         return s;
     }
 
-    /** Socket {@code pair} of a stack: bound to any port for one pair, else to a port on lane {@code pair}. */
+    /**
+     * Socket {@code pair} of a stack: bound to the first free port on lane {@code pair} (of 8), the same port number
+     * on both stacks, as rds-stress binds task i's port on both hosts. A pair's messages and the replies or
+     * acknowledgements coming back then share one path whatever the run, where free ports drew a new pair of lanes
+     * each time (decision 0042).
+     */
     private RdsSocket socket(RdsStack stack, InetAddress address, int buffer, int pair, List<AutoCloseable> opened)
             throws IOException {
         RdsSocket s = stack.openSocket();
@@ -199,10 +204,6 @@ public final class Rds4jContender implements Contender {
         s.setOption(RdsSocketOptions.SO_RCVBUF, buffer);
         s.setOption(RdsSocketOptions.SO_SNDTIMEO, CALL_TIMEOUT);
         s.setOption(RdsSocketOptions.SO_RCVTIMEO, CALL_TIMEOUT);
-        if (pairs == 1) {
-            s.bind(new InetSocketAddress(address, 0));
-            return s;
-        }
         // Lanes of 8 whatever this contender's paths: the 1-path and 8-path cells then use the very same ports.
         EaddrinuseException taken = null;
         for (int port : Lanes.candidates(pair % 8, 8, Lanes.FIRST_PORT)) {

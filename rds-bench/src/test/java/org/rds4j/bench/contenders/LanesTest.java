@@ -56,6 +56,20 @@ class LanesTest {
         }
     }
 
+    @Test
+    void aSinglePairBindsOnePortOnLaneZeroOnBothStacks() throws Exception {
+        for (String transport : new String[] {"tcp", "loopback"}) {
+            try (Link link = new Rds4jContender(transport).open(64)) {
+                int portA = ((Rds4jEndpoint) link.a()).localPort();
+                int portB = ((Rds4jEndpoint) link.b()).localPort();
+                assertEquals(portA, portB, transport + ": a request and its reply take one lane");
+                assertEquals(0, Lanes.laneOf(portA, 8), transport + ": port " + portA);
+                exchange(link);
+                link.verify();
+            }
+        }
+    }
+
     /** Every pair sends {@link #MESSAGES_PER_PAIR} messages each way, each received and checked. */
     private static void exchange(Link link) throws IOException {
         ByteBuffer message = Payload.newMessage(64);

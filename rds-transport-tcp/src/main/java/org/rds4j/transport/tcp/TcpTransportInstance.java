@@ -41,9 +41,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLEngine;
 import jdk.net.ExtendedSocketOptions;
+import org.rds4j.RdsAddresses;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsTlsConfig;
 import org.rds4j.core.spi.ConnectionHandler;
+import org.rds4j.core.spi.PeerRefusedException;
 import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
 import org.slf4j.Logger;
@@ -461,9 +463,33 @@ public final class TcpTransportInstance implements TransportInstance {
         // Success is reported by the connection itself, in channelActive, so that onConnected precedes every read.
         f.addListener((ChannelFuture done) -> {
             if (!done.isSuccess() && (retry == null || !retry.test(done.cause()))) {
-                handler.onConnectFailed(done.cause());
+                handler.onConnectFailed(connectFailure(to, done.cause()));
             }
         });
+    }
+
+    /**
+     * What a failed connect tells the core. A reset means the connection was made: the peer's TCP answered the
+     * handshake (with nothing listening it refuses the SYN instead, ECONNREFUSED) and a process there ended the
+     * connection before sending anything, as a stack whose admission refuses us does. Whether that reset overtakes the
+     * event loop's finishing of the connect or comes after it is a matter of scheduling, so it is the same refusal
+     * either way ({@link PeerRefusedException}, as the core takes a connection that ends before any byte), not a peer
+     * the network cannot reach.
+     */
+    static Throwable connectFailure(InetSocketAddress to, Throwable cause) {
+        if (isReset(cause)) {
+            return new PeerRefusedException(RdsAddresses.format(to) + " reset the connection as it was made, before sending anything ("
+                    + cause.getMessage() + ")", false, cause);
+        }
+        return cause;
+    }
+
+    /**
+     * ECONNRESET, however the channel reports it: Linux's words for it ("Connection reset by peer") in Netty's native
+     * connect errors, the JDK's ("Connection reset") in NIO's.
+     */
+    static boolean isReset(Throwable cause) {
+        return cause instanceof IOException && String.valueOf(cause.getMessage()).contains("Connection reset");
     }
 
     /** EADDRINUSE, however the channel type reports it (NIO: BindException; native: its own IOException). */

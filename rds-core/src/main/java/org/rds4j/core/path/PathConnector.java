@@ -156,7 +156,11 @@ final class PathConnector {
         log.debug("{} path {}: connect failed: {}", connection, index, cause.toString());
         path.down();
         if (index == 0 && !path.isShutdown() && !env.isClosing()) {
-            if (cause instanceof org.rds4j.core.spi.PeerRefusedException r) {
+            if (cause instanceof org.rds4j.core.spi.ConnectResetException && !connection.initiates()) {
+                // Our poke, reset before we had finished connecting: the smaller peer answers pokes so and connects
+                // back, and we close a poke at once anyway, which counts as nothing. The peer was reached.
+                connection.health().reached();
+            } else if (cause instanceof org.rds4j.core.spi.PeerRefusedException r) {
                 connection.health().refused(r.authentication(), r.getMessage());
             } else {
                 connection.health().unreachable(cause);

@@ -15,6 +15,7 @@ import net.jqwik.api.Example;
 import org.rds4j.RdsDatagram;
 import org.rds4j.RdsPeerState;
 import org.rds4j.core.cong.CongestionMap;
+import org.rds4j.core.spi.ConnectResetException;
 import org.rds4j.core.spi.PeerRefusedException;
 import org.rds4j.core.stack.RdsCounters.Counter;
 import org.rds4j.core.wire.RdsHeader;
@@ -95,6 +96,44 @@ class PeerHealthTest {
         assertTrue(connection.refusalReason().contains("bad_certificate"), connection.refusalReason());
         assertEquals(List.of(RdsPeerState.UP, RdsPeerState.REFUSED), env.peerStates);
         assertEquals(List.of(RdsDatagram.Failure.AUTHENTICATION_FAILED), owner.reasons);
+    }
+
+    @Example
+    void connectsResetBeforeTheyFinishAreARefusal() {
+        queueOne();
+        for (int i = 0; i < 3; i++) {
+            fail(attempt(), new ConnectResetException("10.0.0.2:16385 reset the connection as it was made (test)",
+                    new ConnectException("Connection reset by peer (test)")));
+        }
+        assertEquals(RdsDatagram.Failure.REFUSED, connection.refusal());
+        assertEquals(List.of(RdsPeerState.REFUSED), env.peerStates);
+        assertEquals(List.of(RdsDatagram.Failure.REFUSED), owner.reasons);
+        assertEquals(3, env.counters.get(Counter.CONN_REFUSED_BY_PEER));
+        assertEquals(0, env.counters.get(Counter.CONN_CONNECT_FAILED));
+    }
+
+    @Example
+    void aPokeResetBeforeItFinishesIsNeitherARefusalNorUnreachable() throws IOException {
+        // The larger address pokes; the smaller peer resets the poke and connects back (docs/protocol.md).
+        Connection larger = new Connection(InetAddress.getByName("10.0.0.3"), InetAddress.getByName("10.0.0.1"),
+                "fake", transport, env, new CongestionMap());
+        OutgoingMessage m = new OutgoingMessage(4000, 4001, ByteBuffer.allocate(8), owner, null, false);
+        larger.runOnOwner(() -> larger.path(0).enqueue(m));
+        for (int i = 0; i < 5; i++) {
+            env.scheduler.advanceBy(FakeEnvironment.MAX_NANOS);
+            if (transport.pendingAttempts().isEmpty()) {
+                larger.path(0).connectIfDown();
+            }
+            List<FakeTransport.Attempt> pending = transport.pendingAttempts();
+            assertEquals(1, pending.size(), "one poke pending: " + pending);
+            fail(pending.get(0), new ConnectResetException("10.0.0.1:16385 reset the connection as it was made"
+                    + " (test)", new ConnectException("Connection reset by peer (test)")));
+        }
+        assertNull(larger.refusal());
+        assertEquals(List.of(), env.peerStates, "nothing to report: the peer answered every poke");
+        assertEquals(List.of(), owner.reasons, "the message waits for the peer to connect back");
+        assertEquals(0, env.counters.get(Counter.CONN_REFUSED_BY_PEER));
+        assertEquals(0, env.counters.get(Counter.CONN_CONNECT_FAILED));
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

@@ -45,7 +45,7 @@ import org.rds4j.RdsAddresses;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.RdsTlsConfig;
 import org.rds4j.core.spi.ConnectionHandler;
-import org.rds4j.core.spi.PeerRefusedException;
+import org.rds4j.core.spi.ConnectResetException;
 import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
 import org.slf4j.Logger;
@@ -473,13 +473,13 @@ public final class TcpTransportInstance implements TransportInstance {
      * handshake (with nothing listening it refuses the SYN instead, ECONNREFUSED) and a process there ended the
      * connection before sending anything, as a stack whose admission refuses us does. Whether that reset overtakes the
      * event loop's finishing of the connect or comes after it is a matter of scheduling, so it is the same refusal
-     * either way ({@link PeerRefusedException}, as the core takes a connection that ends before any byte), not a peer
-     * the network cannot reach.
+     * either way (a {@link ConnectResetException}, which the core takes as it takes a connection that ends before any
+     * byte), not a peer the network cannot reach.
      */
     static Throwable connectFailure(InetSocketAddress to, Throwable cause) {
         if (isReset(cause)) {
-            return new PeerRefusedException(RdsAddresses.format(to) + " reset the connection as it was made, before sending anything ("
-                    + cause.getMessage() + ")", false, cause);
+            return new ConnectResetException(RdsAddresses.format(to) + " reset the connection as it was made, before"
+                    + " sending anything (" + cause.getMessage() + ")", cause);
         }
         return cause;
     }

@@ -11,7 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
 import java.net.SocketException;
 import org.junit.jupiter.api.Test;
-import org.rds4j.core.spi.PeerRefusedException;
+import org.rds4j.core.spi.ConnectResetException;
 
 /**
  * How a failed connect is reported to the core: a reset (the peer's TCP answered, then a process there ended the
@@ -26,7 +26,7 @@ class ConnectFailureTest {
         ConnectException reset = new ConnectException(
                 "finishConnect(..) failed with error(-104): Connection reset by peer: /127.0.36.2:16385");
         Throwable told = TcpTransportInstance.connectFailure(PEER, reset);
-        PeerRefusedException refused = assertInstanceOf(PeerRefusedException.class, told);
+        ConnectResetException refused = assertInstanceOf(ConnectResetException.class, told);
         assertFalse(refused.authentication(), "a reset is no failed handshake");
         assertSame(reset, refused.getCause());
         assertTrue(refused.getMessage().startsWith("127.0.36.2:16385 reset the connection as it was made"),
@@ -36,7 +36,7 @@ class ConnectFailureTest {
     @Test
     void aResetSeenByNioIsARefusal() {
         SocketException reset = new SocketException("Connection reset");
-        assertInstanceOf(PeerRefusedException.class, TcpTransportInstance.connectFailure(PEER, reset));
+        assertInstanceOf(ConnectResetException.class, TcpTransportInstance.connectFailure(PEER, reset));
     }
 
     @Test

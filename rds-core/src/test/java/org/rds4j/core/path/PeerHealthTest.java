@@ -120,13 +120,7 @@ class PeerHealthTest {
         OutgoingMessage m = new OutgoingMessage(4000, 4001, ByteBuffer.allocate(8), owner, null, false);
         larger.runOnOwner(() -> larger.path(0).enqueue(m));
         for (int i = 0; i < 5; i++) {
-            env.scheduler.advanceBy(FakeEnvironment.MAX_NANOS);
-            if (transport.pendingAttempts().isEmpty()) {
-                larger.path(0).connectIfDown();
-            }
-            List<FakeTransport.Attempt> pending = transport.pendingAttempts();
-            assertEquals(1, pending.size(), "one poke pending: " + pending);
-            fail(pending.get(0), new ConnectResetException("10.0.0.1:16385 reset the connection as it was made"
+            fail(attempt(larger), new ConnectResetException("10.0.0.1:16385 reset the connection as it was made"
                     + " (test)", new ConnectException("Connection reset by peer (test)")));
         }
         assertNull(larger.refusal());
@@ -146,9 +140,14 @@ class PeerHealthTest {
 
     /** The pending attempt of path 0 (connecting it if none is pending). */
     private FakeTransport.Attempt attempt() {
+        return attempt(connection);
+    }
+
+    /** The pending attempt of {@code c}'s path 0 (connecting it if none is pending). */
+    private FakeTransport.Attempt attempt(Connection c) {
         env.scheduler.advanceBy(FakeEnvironment.MAX_NANOS);    // a reconnect due, tasks handed to the owner
         if (transport.pendingAttempts().isEmpty()) {
-            connection.path(0).connectIfDown();
+            c.path(0).connectIfDown();
         }
         List<FakeTransport.Attempt> pending = transport.pendingAttempts();
         assertEquals(1, pending.size(), "one attempt of path 0 pending: " + pending);

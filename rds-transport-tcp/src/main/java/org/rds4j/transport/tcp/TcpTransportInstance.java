@@ -488,7 +488,7 @@ public final class TcpTransportInstance implements TransportInstance {
      * ECONNRESET, however the channel reports it: Linux's words for it ("Connection reset by peer") in Netty's native
      * connect errors, the JDK's ("Connection reset") in NIO's.
      */
-    static boolean isReset(Throwable cause) {
+    private static boolean isReset(Throwable cause) {
         return cause instanceof IOException && String.valueOf(cause.getMessage()).contains("Connection reset");
     }
 

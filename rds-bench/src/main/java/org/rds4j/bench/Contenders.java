@@ -58,6 +58,9 @@ public final class Contenders {
                 new Rds4jContender("loopback"),
                 new Rds4jContender("loopback", "rds4j-loopback-sleep", b -> b.property("loopback.yieldMicros", "0"),
                         ", loopback.yieldMicros=0: the idle loop thread parks at once"),
+                // Each stack on a loopback thread of its own, where by default the stacks of the JVM share one.
+                new Rds4jContender("loopback", "rds4j-loopback-own", b -> b.property("loopback.sharedLoop", "false"),
+                        ", loopback.sharedLoop=false: each stack has a loopback thread of its own"),
                 // The same with 4 MiB socket buffers: as much as Linux's TCP autotuning lets the NIO and Netty
                 // contenders' socket send buffers grow (tcp_wmem's default maximum), where rds4j's default is the
                 // kernel RDS socket's (wmem_default, 212,992 bytes).

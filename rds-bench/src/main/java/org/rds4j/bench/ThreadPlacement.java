@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Java cannot set a thread's affinity itself, so this runs {@code taskset -p -c CPU TID} for each thread, found by
  * its name under {@code /proc/self/task} (a thread finds its own id through {@code /proc/thread-self}). Threads a
- * link has no side for (Aeron's shared media driver) are left to the scheduler.
+ * link has no side for (Aeron's shared media driver, the loopback thread both rds4j stacks share) are left to the
+ * scheduler.
  */
 final class ThreadPlacement {
     /** The kernel keeps 15 characters of a thread's name ({@code TASK_COMM_LEN}). */

@@ -277,7 +277,8 @@ public final class Rds4jContender implements Contender {
 
         @Override
         public String threadPrefix(boolean sideA) {
-            return "rds4j-" + (sideA ? stackA : stackB).config().name() + "-";     // I/O, loop and timer threads
+            // I/O and timer threads, and a loop of the stack's own; the loopback thread stacks share has no side
+            return "rds4j-" + (sideA ? stackA : stackB).config().name() + "-";
         }
 
         @Override

@@ -7,44 +7,62 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.IoThread;
 import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The loopback transport of one stack. One thread, the stack's "I/O thread", runs every handler call of this stack's
- * connection ends, so calls for one connection never overlap, as the SPI promises.
+ * connection ends, so calls for one connection never overlap, as the SPI promises: by default the thread the JVM's
+ * loopback stacks share ({@link LoopbackLoops}), with {@code loopback.sharedLoop=false} one of the stack's own.
  */
 final class LoopbackInstance implements TransportInstance {
+    private static final Logger LOG = LoggerFactory.getLogger(LoopbackInstance.class);
     private static final AtomicInteger PORTS = new AtomicInteger(32768);
+
+    /** How long an idle loopback thread yields before it parks unless {@code loopback.yieldMicros} says otherwise. */
+    static final long DEFAULT_YIELD_MICROS = 100;
+    /** Tasks a loop queues at once; see the constructor. */
+    private static final int LOOP_CAPACITY = 1 << 16;
 
     private final TransportHost host;
     private final LoopbackLoop loop;
+    /** Whether {@link #loop} is the JVM's shared one ({@link LoopbackLoops}) rather than this stack's own. */
+    private final boolean sharedLoop;
     private final Set<InetAddress> listening = ConcurrentHashMap.newKeySet();
     private final Set<LoopbackEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     private final int highWaterMark;
-    /**
-     * Stream bytes this stack's thread has moved, written into its ends' chunks and read out of their peers': how
-     * much memory the thread has touched lately, which is what pushes a chunk it read out of its core's caches
-     * ({@link LoopbackEndpoint#grows}). Our thread adds (a release store: no fence on the hot path); any thread reads.
-     */
-    private final AtomicLong moved = new AtomicLong();
     private volatile boolean closed;
+    /** Closing has begun: this stack queues no more tasks, and those it queued before run to their end. */
+    private volatile boolean retired;
 
     LoopbackInstance(TransportHost host) {
         this.host = host;
         this.highWaterMark = Integer.parseInt(host.config().property("loopback.highWaterMark", "1048576"));
-        String name = "rds4j-" + host.config().name() + "-loop";
         // Most tasks are an endpoint's preallocated "transmit" or "deliver", queued once while pending, so the queue
-        // never comes near full; if it did, another thread waits for room, and the stack's own thread (which must
+        // never comes near full; if it did, another thread waits for room, and the loop's own thread (which must
         // not wait for itself) runs the task at once.
-        long yieldNanos = yieldMicros(host.config().property("loopback.yieldMicros", "100")) * 1_000L;
-        this.loop = new LoopbackLoop(name, 1 << 16, yieldNanos);
+        long yieldNanos = yieldMicros(host.config().property("loopback.yieldMicros",
+                Long.toString(DEFAULT_YIELD_MICROS))) * 1_000L;
+        this.sharedLoop = sharedLoop(host.config().property("loopback.sharedLoop", "true"));
+        this.loop = sharedLoop ? LoopbackLoops.acquire(yieldNanos, LOOP_CAPACITY)
+                : new LoopbackLoop("rds4j-" + host.config().name() + "-loop", LOOP_CAPACITY, yieldNanos);
+    }
+
+    private static boolean sharedLoop(String value) {
+        String v = value.trim();
+        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(v);
+        }
+        throw new IllegalArgumentException("loopback.sharedLoop must be true (the stacks of this JVM share one"
+                + " loopback thread) or false (this stack has its own), was \"" + value + "\"");
     }
 
     private static long yieldMicros(String value) {
@@ -68,14 +86,14 @@ final class LoopbackInstance implements TransportInstance {
         return highWaterMark;
     }
 
-    /** Our thread moved {@code bytes} of some end's stream. */
+    /** Our thread moved {@code bytes} of some end's stream; on that thread. */
     void moved(int bytes) {
-        moved.setRelease(moved.getPlain() + bytes);
+        loop.moved(bytes);
     }
 
-    /** Stream bytes our thread has moved so far; any thread. */
+    /** Stream bytes our thread has moved so far, for every stack it serves; any thread. */
     long moved() {
-        return moved.getAcquire();
+        return loop.moved();
     }
 
     /** This stack's thread, as the core sees it: the owner of every connection of the stack. */
@@ -87,14 +105,14 @@ final class LoopbackInstance implements TransportInstance {
 
         @Override
         public void execute(Runnable task) {
-            if (!loop.execute(task)) {
+            if (retired || !loop.execute(task)) {
                 throw new RejectedExecutionException("the loopback transport of stack " + host.config().name()
                         + " is closed");
             }
         }
     };
 
-    /** One thread serves every connection of a stack: it owns them all. */
+    /** One thread serves every connection of a stack (and of the other stacks sharing it): it owns them all. */
     @Override
     public IoThread ioThread(InetAddress local, InetAddress peer) {
         return ioThread;
@@ -102,7 +120,9 @@ final class LoopbackInstance implements TransportInstance {
 
     /** Runs a task on this stack's thread; dropped once the instance is closed. */
     void execute(Runnable task) {
-        loop.execute(task);                      // refused once closed: the endpoints were aborted, their handlers told
+        if (!retired) {                          // refused once closed: the endpoints were aborted, their handlers told
+            loop.execute(task);
+        }
     }
 
     void removed(LoopbackEndpoint e) {
@@ -170,7 +190,12 @@ final class LoopbackInstance implements TransportInstance {
 
     @Override
     public void close() {
-        closed = true;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
         for (InetAddress a : listening) {
             unlisten(a);
         }
@@ -178,9 +203,30 @@ final class LoopbackInstance implements TransportInstance {
             e.abort();
         }
         try {
-            loop.close(5, TimeUnit.SECONDS);
+            if (sharedLoop) {
+                retired = true;                  // the aborts' tasks are queued: they run, later ones are refused
+                awaitQueued();
+                LoopbackLoops.release(loop, 5, TimeUnit.SECONDS);
+            } else {
+                loop.close(5, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Waits, at most 5 s, until the tasks this stack queued on the shared loop have run, as a loop of its own drains
+     * before it ends; from the loop's thread, they run once the closing task returns.
+     */
+    private void awaitQueued() throws InterruptedException {
+        if (loop.inLoop()) {
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        if (loop.execute(done::countDown) && !done.await(5, TimeUnit.SECONDS)) {
+            LOG.warn("the loopback transport of stack {} closed with its tasks still queued after 5 s",
+                    host.config().name());
         }
     }
 }

@@ -1,11 +1,13 @@
 package org.rds4j.transport.loopback;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The loopback transport's one thread per stack and the queue of tasks it runs, in the order they were queued.
+ * A loopback transport thread and the queue of tasks it runs, in the order they were queued: shared by the stacks
+ * of the JVM ({@link LoopbackLoops}), or one stack's own ({@code loopback.sharedLoop=false}).
  *
  * <p>Why not a {@code ThreadPoolExecutor}: its queue takes a lock for every task on both sides and allocates a lock
  * node whenever either side has to wait (a producer meeting another on the lock, the thread parking for work), which
@@ -27,6 +29,12 @@ final class LoopbackLoop {
     private volatile boolean closing;
     /** The thread ends at its next look (the close waited too long for the queue to drain). */
     private volatile boolean abandoned;
+    /**
+     * Stream bytes the thread has moved, written into chunks and read out of them, for every stack it serves: how much
+     * memory it has touched lately, which is what pushes a chunk it read out of its core's caches
+     * ({@link LoopbackEndpoint#grows}). The thread adds (a release store: no fence on the hot path); any thread reads.
+     */
+    private final AtomicLong moved = new AtomicLong();
 
     /**
      * A loop whose thread starts at once.
@@ -44,6 +52,16 @@ final class LoopbackLoop {
         this.tasks = new ParkingQueue(capacity, thread);
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** The loop's thread moved {@code bytes} of some end's stream; on that thread. */
+    void moved(int bytes) {
+        moved.setRelease(moved.getPlain() + bytes);
+    }
+
+    /** Stream bytes the loop's thread has moved so far; any thread. */
+    long moved() {
+        return moved.getAcquire();
     }
 
     /** Whether the calling thread is this loop's. */

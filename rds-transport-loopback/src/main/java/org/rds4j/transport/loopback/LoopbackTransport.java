@@ -13,7 +13,9 @@ import org.rds4j.core.spi.TransportInstance;
  * <p>Any unicast address can be bound, so tests can build hosts such as 10.0.0.1 and 10.0.0.2 without touching the
  * network. Properties: {@code loopback.highWaterMark} (bytes in flight before the sender is paused, default 1 MiB),
  * {@code loopback.yieldMicros} (how long the stack's idle loopback thread yields and looks for work before it parks,
- * default 100; 0 parks at once).
+ * default 100; 0 parks at once), {@code loopback.sharedLoop} ({@code true} by default: the stacks of the JVM with the
+ * same {@code loopback.yieldMicros} share one thread, {@code rds4j-loopback}; {@code false}: the stack has its own,
+ * {@code rds4j-NAME-loop}).
  */
 public final class LoopbackTransport implements RdsTransport {
     /** The transport's name, for {@code SO_RDS_TRANSPORT} and {@code RdsStackConfig.defaultTransport}. */

@@ -28,7 +28,8 @@ import org.rds4j.core.spi.TransportInstance;
  * bytes whole and in order, in about one segment per chunk rather than one per pass (the segments it has not read yet
  * coalesce), so the writer's segment pool is never outgrown and steady traffic allocates none. Every other frame is
  * written in place into a claimed region of the chunk, which a claim never fills. A writer whose reader keeps up
- * never finds its chunk pool empty.
+ * never finds its chunk pool empty. The stacks here have a thread each ({@code loopback.sharedLoop=false}), as
+ * segments wait between two threads only.
  */
 @Timeout(60)
 class LoopbackSegmentsTest {
@@ -296,9 +297,10 @@ class LoopbackSegmentsTest {
     /** A stack as the transport sees it: its configuration, its timer, and who takes accepted connections. */
     private record Host(String name, ScheduledExecutorService scheduler, ConnectionHandler acceptor)
             implements TransportHost {
+        /** Each stack has a loop of its own: the tests hold one stack's thread while the other's writes. */
         @Override
         public RdsStackConfig config() {
-            return RdsStackConfig.builder().name(name).jmx(false).build();
+            return RdsStackConfig.builder().name(name).jmx(false).property("loopback.sharedLoop", "false").build();
         }
 
         @Override

@@ -20,7 +20,6 @@ import org.rds4j.RdsStackConfig;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
 import org.rds4j.core.spi.TransportConnection;
-import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
 
 /**
@@ -74,8 +73,8 @@ class LoopbackSegmentsTest {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         LockstepReader reader = new LockstepReader();
         LockstepWriter writer = new LockstepWriter(reader);
-        try (TransportInstance ta = new LoopbackTransport().open(new Host("lockstep-a", timer, null));
-             TransportInstance tb = new LoopbackTransport().open(new Host("lockstep-b", timer, reader))) {
+        try (TransportInstance ta = new LoopbackTransport().open(host("lockstep-a", timer, null));
+             TransportInstance tb = new LoopbackTransport().open(host("lockstep-b", timer, reader))) {
             InetAddress b = InetAddress.getByName("10.99.7.6");
             tb.listen(b);
             ta.connect(InetAddress.getByName("10.99.7.5"), b, -1, writer);
@@ -91,7 +90,7 @@ class LoopbackSegmentsTest {
     }
 
     /** Writes a frame per pass, each once the reader has read the one before. */
-    private static final class LockstepWriter extends Handler {
+    private static final class LockstepWriter extends SpiHandler {
         static final int FRAMES = 200;
         static final int FRAME_BYTES = 1_000;        // frames straddle the chunks' ends
         final CompletableFuture<TransportConnection> connected = new CompletableFuture<>();
@@ -118,7 +117,7 @@ class LoopbackSegmentsTest {
     }
 
     /** Reads the writer's frames, asking for the next one when a frame is in. */
-    private static final class LockstepReader extends Handler {
+    private static final class LockstepReader extends SpiHandler {
         final CountDownLatch all = new CountDownLatch(1);
         final AtomicLong bytes = new AtomicLong();
         volatile TransportConnection writer;
@@ -145,8 +144,8 @@ class LoopbackSegmentsTest {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         Writer writer = new Writer();
         reader.writer = writer;
-        try (TransportInstance ta = new LoopbackTransport().open(new Host("seg-" + from, timer, null));
-             TransportInstance tb = new LoopbackTransport().open(new Host("seg-" + to, timer, reader))) {
+        try (TransportInstance ta = new LoopbackTransport().open(host("seg-" + from, timer, null));
+             TransportInstance tb = new LoopbackTransport().open(host("seg-" + to, timer, reader))) {
             tb.listen(b);
             ta.connect(a, b, -1, writer);
             TransportConnection c = writer.connected.get(20, TimeUnit.SECONDS);
@@ -161,7 +160,7 @@ class LoopbackSegmentsTest {
     }
 
     /** Writes one small frame per pass, and asks for another pass until all are written. */
-    private static final class Writer extends Handler {
+    private static final class Writer extends SpiHandler {
         final CompletableFuture<TransportConnection> connected = new CompletableFuture<>();
         final AtomicInteger passes = new AtomicInteger();
         final CountDownLatch done = new CountDownLatch(1);
@@ -217,7 +216,7 @@ class LoopbackSegmentsTest {
     }
 
     /** Records the stream; its first read waits for {@link #hold}, keeping its stack's thread busy. */
-    private static class Reader extends Handler {
+    private static class Reader extends SpiHandler {
         final CountDownLatch hold = new CountDownLatch(1);
         final CountDownLatch all = new CountDownLatch(1);
         final AtomicInteger calls = new AtomicInteger();
@@ -268,65 +267,18 @@ class LoopbackSegmentsTest {
         }
     }
 
-    private abstract static class Handler implements ConnectionHandler {
-        @Override
-        public void onConnected(TransportConnection connection) {
-        }
-
-        @Override
-        public void onConnectFailed(Throwable cause) {
-        }
-
-        @Override
-        public void onBytes(ByteBuffer data) {
-        }
-
-        @Override
-        public void transmit(FrameSink sink) {
-        }
-
-        @Override
-        public void onTransmitted(long streamOffset) {
-        }
-
-        @Override
-        public void onClosed(Throwable cause) {
-        }
-    }
-
-    /** A stack as the transport sees it: its configuration, its timer, and who takes accepted connections. */
-    private record Host(String name, ScheduledExecutorService scheduler, ConnectionHandler acceptor)
-            implements TransportHost {
-        /** Each stack has a loop of its own: the tests hold one stack's thread while the other's writes. */
-        @Override
-        public RdsStackConfig config() {
-            return RdsStackConfig.builder().name(name).jmx(false).property("loopback.sharedLoop", "false").build();
-        }
-
-        @Override
-        public ConnectionHandler accept(TransportConnection connection) {
-            if (acceptor instanceof AckingReader r) {
-                r.connection = connection;
+    /**
+     * A stack with a loop of its own (the tests hold one stack's thread while the other's writes), whose accepted
+     * connections go to {@code handler}; an {@link AckingReader} is told its end.
+     */
+    private static SpiHost host(String name, ScheduledExecutorService timer, ConnectionHandler handler) {
+        RdsStackConfig config = RdsStackConfig.builder().name(name).jmx(false).property("loopback.sharedLoop", "false")
+                .build();
+        return new SpiHost(config, timer, c -> {
+            if (handler instanceof AckingReader r) {
+                r.connection = c;
             }
-            return acceptor;
-        }
-
-        @Override
-        public boolean admits(InetAddress peer) {
-            return true;
-        }
-
-        @Override
-        public void tlsHandshakeFailed() {
-            throw new AssertionError("the loopback transport has no TLS");
-        }
-
-        @Override
-        public org.rds4j.core.spi.OffHeapMemory offHeap() {
-            return OFF_HEAP;
-        }
-
-        private static final org.rds4j.core.spi.OffHeapMemory OFF_HEAP =
-                new org.rds4j.core.spi.OffHeapMemory(RdsStackConfig.builder().build().offHeapBytes());
+            return handler;
+        });
     }
 }

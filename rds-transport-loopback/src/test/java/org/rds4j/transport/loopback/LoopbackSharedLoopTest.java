@@ -21,9 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.rds4j.RdsStackConfig;
 import org.rds4j.core.spi.ConnectionHandler;
 import org.rds4j.core.spi.FrameSink;
-import org.rds4j.core.spi.OffHeapMemory;
 import org.rds4j.core.spi.TransportConnection;
-import org.rds4j.core.spi.TransportHost;
 import org.rds4j.core.spi.TransportInstance;
 
 /**
@@ -122,7 +120,7 @@ class LoopbackSharedLoopTest {
     private TransportInstance open(String name, String yieldMicros, String shared, ConnectionHandler acceptor) {
         RdsStackConfig config = RdsStackConfig.builder().name(name).jmx(false)
                 .property("loopback.yieldMicros", yieldMicros).property("loopback.sharedLoop", shared).build();
-        return new LoopbackTransport().open(new Host(config, timer, acceptor));
+        return new LoopbackTransport().open(SpiHost.accepting(config, timer, acceptor));
     }
 
     /** Connects a {@link Sender} from {@code from} on {@code a} to {@code b} listening at {@code to}. */
@@ -136,7 +134,7 @@ class LoopbackSharedLoopTest {
     }
 
     /** Writes 16-byte frames until it has written {@link #frames}, and notes the thread that ran its passes. */
-    private static final class Sender extends Handler {
+    private static final class Sender extends SpiHandler {
         final CompletableFuture<TransportConnection> sink = new CompletableFuture<>();
         volatile Thread thread;
         volatile int frames = 1;
@@ -157,7 +155,7 @@ class LoopbackSharedLoopTest {
     }
 
     /** Takes the frames and notes the thread that delivered them. */
-    private static final class Receiver extends Handler {
+    private static final class Receiver extends SpiHandler {
         final CountDownLatch got = new CountDownLatch(1);
         final CountDownLatch gotSecond = new CountDownLatch(1);
         volatile Thread thread;
@@ -174,60 +172,6 @@ class LoopbackSharedLoopTest {
             if (bytes >= 32) {
                 gotSecond.countDown();
             }
-        }
-    }
-
-    private abstract static class Handler implements ConnectionHandler {
-        @Override
-        public void onConnected(TransportConnection connection) {
-        }
-
-        @Override
-        public void onConnectFailed(Throwable cause) {
-        }
-
-        @Override
-        public void onBytes(ByteBuffer data) {
-            data.position(data.limit());
-        }
-
-        @Override
-        public void transmit(FrameSink sink) {
-        }
-
-        @Override
-        public void onTransmitted(long streamOffset) {
-        }
-
-        @Override
-        public void onClosed(Throwable cause) {
-        }
-    }
-
-    /** A stack as the transport sees it: its configuration, its timer, and who takes accepted connections. */
-    private record Host(RdsStackConfig config, ScheduledExecutorService scheduler, ConnectionHandler acceptor)
-            implements TransportHost {
-        private static final OffHeapMemory OFF_HEAP =
-                new OffHeapMemory(RdsStackConfig.builder().build().offHeapBytes());
-
-        @Override
-        public ConnectionHandler accept(TransportConnection connection) {
-            return acceptor;
-        }
-
-        @Override
-        public boolean admits(InetAddress peer) {
-            return true;
-        }
-
-        @Override
-        public void tlsHandshakeFailed() {
-            throw new AssertionError("the loopback transport has no TLS");
-        }
-
-        @Override
-        public OffHeapMemory offHeap() {
-            return OFF_HEAP;
         }
     }
 }

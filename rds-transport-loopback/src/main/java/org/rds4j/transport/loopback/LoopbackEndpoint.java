@@ -32,7 +32,9 @@ final class LoopbackEndpoint implements TransportConnection, FrameSink {
      * chunks a stream keeps in flight, pinned 8 KiB messages cost 7.3 CPU seconds per million where a ring of 32
      * costs 2.9 (docs/decisions/0013-loopback-chunk-ring.md). A chunk is made only when a fast stream reaches it
      * ({@link #FAST_CHUNK_NANOS}) and its reader's thread has not moved that much memory by other streams meanwhile
-     * ({@link #grows}), so a connection that moves little keeps little.
+     * ({@link #grows}), so a connection that moves little keeps little. Ends that share a thread keep the ring too:
+     * without it, 64 KiB streams between them fell to a third in three runs of nine
+     * (docs/decisions/0045-loopback-ring-on-a-shared-thread.md).
      */
     static final int RING = 32;
     /**

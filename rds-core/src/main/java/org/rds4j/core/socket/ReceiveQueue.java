@@ -416,10 +416,11 @@ public final class ReceiveQueue {
                         if (deadline != Long.MAX_VALUE && deadline - until < 0) {
                             until = deadline;
                         }
-                        // Under tcp.callerIo a reader that awaits the reply to its one request reads the path's
-                        // socket itself while it yields (decision 0033); one whose buffer is lent leaves a large
-                        // reply to the I/O thread, which reads it in place.
-                        spinUnlocked(until, me == null && replySpin.oneRequest());
+                        // Under tcp.callerIo a reader that awaits a reply reads the path's socket itself while it
+                        // yields, whether one request or a window of them is out (decisions 0033 and 0046): it turns
+                        // time it would give away into reads the I/O thread no longer makes. One whose buffer is lent
+                        // leaves a large reply to the I/O thread, which reads it in place.
+                        spinUnlocked(until, me == null);
                         continue;
                     }
                 }

@@ -32,8 +32,6 @@ final class ReplySpin {
     private final long worthNanos;
     /** The socket's send count when a reader last began to wait. */
     private int sendsAtWait;
-    /** Whether the socket sent exactly one message between the last two waits. */
-    private boolean oneSend;
     /** The smoothed time a wait for a reply took, in nanoseconds. */
     private long replyNanos;
 
@@ -77,18 +75,8 @@ final class ReplySpin {
             return false;
         }
         boolean sent = sends != sendsAtWait;
-        oneSend = sends - sendsAtWait == 1;
         sendsAtWait = sends;
         return sent;
-    }
-
-    /**
-     * Whether the wait {@link #awaitsReply} last took for a reply follows exactly one send: one request out, its
-     * reply awaited. A socket that sent several (a window of requests) has replies already on their way, which the
-     * I/O thread reads in batches better than its readers would one poll at a time.
-     */
-    boolean oneRequest() {
-        return oneSend;
     }
 
     /**

@@ -6,9 +6,9 @@ package org.rds4j.core.spi;
  */
 public enum CallerPoll {
     /**
-     * A busy-polling receive whose socket this path delivered to last, or under tcp.callerIo one yielding for the reply
-     * to its one request. The first such poll hands the path's reading to
-     * callers: the transport stops reading it on its I/O thread first, so no byte is read by two threads.
+     * A busy-polling receive whose socket this path delivered to last, or under tcp.callerIo one yielding for a reply.
+     * The first such poll hands the path's reading to callers: the transport stops reading it on its I/O thread
+     * first, so no byte is read by two threads.
      */
     READER,
     /** A blocking send waiting for budget: reads the acknowledgements only if callers read the path already. */

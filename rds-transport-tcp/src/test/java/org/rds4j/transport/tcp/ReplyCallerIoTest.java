@@ -22,9 +22,9 @@ import org.rds4j.RdsStack;
 import org.rds4j.RdsStackConfig;
 
 /**
- * {@code tcp.callerIo} without busy-poll: a reader waiting for the reply to its one request reads the path's socket
- * itself while it yields, a reply writes itself when nothing else waits to be read, and everything else stays on the
- * I/O threads (docs/threading.md). The readers here yield for up to a second, so that every wait for a reply does so
+ * {@code tcp.callerIo} without busy-poll: a reader waiting for a reply reads the path's socket itself while it yields,
+ * a reply writes itself when nothing else waits to be read, and everything else stays on the I/O threads
+ * (docs/threading.md). The readers here yield for up to a second, so that every wait for a reply does so
  * however busy the machine is; {@code caller_reads} and {@code caller_passes} count what the callers did.
  */
 @Timeout(120)
@@ -92,6 +92,38 @@ class ReplyCallerIoTest {
             assertTrue(counter(s, "caller_passes") > n / 2, s + " wrote the replies in their own thread: "
                     + counter(s, "caller_passes") + " of " + n);
         }
+    }
+
+    /**
+     * Two requests out before either reply is awaited, a window as {@code ./rds4j stress} keeps one: the reader waiting
+     * for their replies reads the path's socket itself as well, and the replies arrive once each, in order.
+     */
+    @Test
+    void aReaderWithAWindowOfRequestsOutReadsToo() throws Exception {
+        int port = TcpHosts.freePort();
+        RdsStack sa = stack("window-a", "127.0.0.1", port);
+        RdsStack sb = stack("window-b", "127.0.0.2", port);
+        RdsSocket a = socket(sa, "127.0.0.1", 0);
+        RdsSocket b = socket(sb, "127.0.0.2", 0);
+        int n = 2000;
+        CompletableFuture<Void> echo = echo(b, n, 64);
+        ByteBuffer buf = ByteBuffer.allocateDirect(64);
+        RdsMessageInfo info = new RdsMessageInfo();
+        for (int i = 0; i < n; i += 2) {
+            for (int k = i; k < i + 2; k++) {
+                buf.clear();
+                buf.putInt(0, k);
+                a.send(buf, b.localAddress());
+            }
+            for (int k = i; k < i + 2; k++) {
+                buf.clear();
+                assertEquals(64, a.receive(buf, info, 0), "the length of reply " + k);
+                assertEquals(k, buf.getInt(0), "reply " + k + " in order");
+            }
+        }
+        echo.get(60, TimeUnit.SECONDS);
+        // Each pair's first wait follows two sends; its second follows none and is no wait for a reply.
+        assertTrue(counter(sa, "caller_reads") > 0, "the requester read in its own thread with two requests out");
     }
 
     /**

@@ -50,6 +50,17 @@ class ReplyCallerIoTest {
                 .property("tcp.callerIo", "true").build()));
     }
 
+    /** Two stacks, 127.0.0.1 and 127.0.0.2 on one free TCP port, with a socket on each. */
+    private record Pair(RdsStack stackA, RdsStack stackB, RdsSocket a, RdsSocket b) {
+    }
+
+    private Pair pair(String name) throws Exception {
+        int port = TcpHosts.freePort();
+        RdsStack sa = stack(name + "-a", "127.0.0.1", port);
+        RdsStack sb = stack(name + "-b", "127.0.0.2", port);
+        return new Pair(sa, sb, socket(sa, "127.0.0.1", 0), socket(sb, "127.0.0.2", 0));
+    }
+
     private RdsSocket socket(RdsStack stack, String address, int port) throws Exception {
         RdsSocket s = keep(stack.openSocket());
         s.bind(new InetSocketAddress(InetAddress.getByName(address), port));
@@ -59,11 +70,11 @@ class ReplyCallerIoTest {
     /** One request out, its reply awaited: both sides' readers read, and the replies write themselves. */
     @Test
     void aReplyIsReadAndWrittenByTheThreadsWaitingForIt() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("reply-a", "127.0.0.1", port);
-        RdsStack sb = stack("reply-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1", 0);
-        RdsSocket b = socket(sb, "127.0.0.2", 0);
+        Pair p = pair("reply");
+        RdsStack sa = p.stackA();
+        RdsStack sb = p.stackB();
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         int n = 2000;
         CompletableFuture<Void> echo = echo(b, n, 1024);
         ByteBuffer out = ByteBuffer.allocateDirect(1024);
@@ -100,11 +111,11 @@ class ReplyCallerIoTest {
      */
     @Test
     void aReaderWithAWindowOfRequestsOutReadsToo() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("window-a", "127.0.0.1", port);
-        RdsStack sb = stack("window-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1", 0);
-        RdsSocket b = socket(sb, "127.0.0.2", 0);
+        Pair p = pair("window");
+        RdsStack sa = p.stackA();
+        RdsStack sb = p.stackB();
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         int n = 2000;
         CompletableFuture<Void> echo = echo(b, n, 64);
         ByteBuffer buf = ByteBuffer.allocateDirect(64);
@@ -132,11 +143,11 @@ class ReplyCallerIoTest {
      */
     @Test
     void aStreamStaysOnTheIoThreads() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("stream-a", "127.0.0.1", port);
-        RdsStack sb = stack("stream-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1", 0);
-        RdsSocket b = socket(sb, "127.0.0.2", 0);
+        Pair p = pair("stream");
+        RdsStack sa = p.stackA();
+        RdsStack sb = p.stackB();
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         int n = 20_000;
         CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
             ByteBuffer out = ByteBuffer.allocateDirect(256);

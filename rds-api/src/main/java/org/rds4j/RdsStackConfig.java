@@ -161,18 +161,20 @@ public final class RdsStackConfig {
     }
 
     /**
-     * Busy-poll mode, for the lowest latency at the price of CPU and of some one-way throughput: a blocking receive
-     * polls until a message comes (or its timeout) instead of parking its thread, and a blocking send waiting for its
-     * budget does too. Over TCP the application threads then do the socket I/O themselves, as the kernel's RDS does in
-     * the sender's context: a polling receive reads the socket of the path that delivered to it last, and a socket's
-     * first send after a receive (a reply) writes its path's pass in the sending thread; the I/O threads keep the rest
-     * (a stream's further sends, timers, TLS connections) and wait as in the default mode. The TCP transport does
-     * this on its epoll sockets, or its NIO ones where epoll is not used. Polling threads yield the core
-     * between checks, so threads with work still run; but each keeps a core busy whenever nobody else wants it, so give
-     * it only with cores to spare. Off by default: a receive waiting for a reply yields for {@link #replySpin()} and
-     * then parks (over TCP on epoll it reads the socket itself while it yields, and a reply writes itself: the
-     * transport's {@code tcp.callerIo}), and the TCP I/O threads do the rest of the socket I/O, yield for a short
-     * while after their last work and then sleep (the transport's {@code tcp.yieldMicros}).
+     * Busy-poll mode, for the lowest latency at the price of CPU (and of some one-way throughput for large messages):
+     * a blocking receive polls until a message comes (or its timeout) instead of parking its thread, and a blocking
+     * send waiting for its budget does too. Over TCP the application threads then do the socket I/O themselves, as
+     * the kernel's RDS does in the sender's context: a polling receive reads the socket of the path that delivered to
+     * it last, a socket's first send after a receive (a reply) writes its path's pass in the sending thread, and its
+     * further sends of at most 64 KiB (a stream) are written by the sending threads in batches, or by the I/O thread
+     * if no application thread has within 200 µs; the I/O threads keep the rest (larger messages, timers, TLS
+     * connections) and wait as in the default mode. The TCP transport does this on its epoll sockets, or its NIO ones
+     * where epoll is not used. Polling threads yield the core between checks, so threads with work still run; but
+     * each keeps a core busy whenever nobody else wants it, so give it only with cores to spare. Off by default: a
+     * receive waiting for a reply yields for {@link #replySpin()} and then parks (over TCP on epoll it reads the
+     * socket itself while it yields, and a reply writes itself: the transport's {@code tcp.callerIo}), and the TCP
+     * I/O threads do the rest of the socket I/O, yield for a short while after their last work and then sleep (the
+     * transport's {@code tcp.yieldMicros}).
      *
      * @return whether the stack busy-polls
      */

@@ -95,6 +95,7 @@ public final class Connection implements SendTarget {
         this.transport = transport;
         this.owner = transport.ioThread(local, peer);
         this.callerIo = transport.callerIo();
+        this.streamsInCaller = callerIo && env.busyPoll();
         this.env = env;
         this.localMap = env.localMap(local);
         this.peerMap = peerMap;
@@ -393,6 +394,8 @@ public final class Connection implements SendTarget {
 
     /** Whether application threads may do this connection's socket I/O; fixed for the connection's life. */
     private final boolean callerIo;
+    /** Caller I/O under busy-poll: a stream's senders write it ({@link ConnectionPath#enqueue}). */
+    private final boolean streamsInCaller;
     /** The thread that holds the connection's state, or null; under caller I/O only. */
     private final AtomicReference<Thread> holder = new AtomicReference<>();
     /** A pass in the caller's thread is owed: whoever holds the flag when it lets go runs it. */
@@ -510,19 +513,35 @@ public final class Connection implements SendTarget {
             return;
         }
         try {
+            if (streamsInCaller) {
+                writeStreams();
+            }
             p.pollOwned(why);
         } finally {
             exit(acquired);
         }
     }
 
+    /** Holding the connection: the passes a stream's senders left for a thread that may write (ConnectionPath). */
+    private void writeStreams() {
+        for (ConnectionPath q : paths) {
+            if (q.streamUnwritten) {
+                q.transmitInCaller();
+            }
+        }
+    }
+
     /**
-     * A budget waiter's poll: reads the socket of the path a message from {@code sourcePort} takes, if that path is
-     * read by callers now (otherwise the I/O thread reads its acknowledgements). Any thread, caller I/O only.
+     * A budget waiter's poll of the path a message from {@code sourcePort} takes: under busy-poll it writes what the
+     * connection's streams left and reads the socket, taking its reading over as a reader does; under
+     * {@code tcp.callerIo} it reads only if callers read that path now (otherwise the I/O thread reads its
+     * acknowledgements). Any thread, caller I/O only.
      */
     public void pollForBudget(int sourcePort) {
         if (callerIo) {
-            poll(paths[laneOf(sourcePort, lanes())], CallerPoll.BUDGET);
+            // Under busy-poll the waiter takes the path's reading over, as a reader does: the acknowledgements then
+            // come to the thread that waits for them, and no I/O thread is on a stream's way (decision 0048).
+            poll(paths[laneOf(sourcePort, lanes())], streamsInCaller ? CallerPoll.READER : CallerPoll.BUDGET);
         }
     }
 

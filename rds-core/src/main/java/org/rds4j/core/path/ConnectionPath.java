@@ -73,6 +73,7 @@ public final class ConnectionPath {
 
         this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index,
                 connection.callerIo() && env.busyPoll());
+        this.streamsInCaller = connection.callerIo() && env.busyPoll();
         this.receiver = new PathReceiver(this, acks);
         this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());
@@ -197,6 +198,8 @@ public final class ConnectionPath {
             if (connection.callerIo() && m.length() <= CALLER_PASS_MAX && m.owner() != null
                     && m.owner().sendsInCaller()) {
                 connection.wantPass(this);                // a reply: its own pass, in this thread (decision 0031)
+            } else if (streamsInCaller && m.length() <= CALLER_PASS_MAX) {
+                queuedForCaller(pc, m.length());
             } else {
                 pc.requestTransmit();
             }
@@ -208,6 +211,27 @@ public final class ConnectionPath {
             kickOwned();
         } else if (kickTask.request()) {
             connection.execute(kickTask);
+        }
+    }
+
+    /**
+     * Under busy-poll, a stream's message queued for the sending threads' passes: the one that completes a batch
+     * ({@value #STREAM_BATCH} entries, or {@value #STREAM_BATCH_BYTES} bytes of frames) runs one now, in this thread;
+     * the rest wait for that, for a poll of the connection by a thread that may write ({@link Connection#poll}), or
+     * at the latest for the I/O thread's pass {@link #STREAM_BACKSTOP_NANOS} on.
+     */
+    private void queuedForCaller(PathConnection pc, int length) {
+        streamUnwritten = true;
+        int bytes = streamBytes + length + RdsHeader.SIZE;
+        if (++streamQueued >= STREAM_BATCH || bytes >= STREAM_BATCH_BYTES) {
+            streamQueued = 0;
+            streamBytes = 0;
+            connection.wantPass(this);
+        } else {
+            streamBytes = bytes;
+            if (!pc.requestTransmitWithin(STREAM_BACKSTOP_NANOS)) {
+                pc.requestTransmit();
+            }
         }
     }
 
@@ -288,6 +312,28 @@ public final class ConnectionPath {
      */
     volatile boolean callerPassWanted;
 
+    /**
+     * Under busy-poll (caller I/O, readers polling), a stream's sends are written by the sending threads in batches of
+     * at most this many queue entries (a run of small messages is one), so that with the readers reading their lanes
+     * neither I/O thread is on a stream's way (decision 0048).
+     */
+    static final int STREAM_BATCH = 8;
+    /** Or as soon as they hold this many bytes of frames: half the caller sink's buffer, so one pass writes them. */
+    static final int STREAM_BATCH_BYTES = 32 * 1024;
+    /** The latest the I/O thread writes what a stream's sender left queued, if no thread that may write did. */
+    static final long STREAM_BACKSTOP_NANOS = 200_000;
+    /** Whether a stream's sends go to the sending threads' passes: caller I/O under busy-poll. */
+    private final boolean streamsInCaller;
+    /**
+     * Stream entries queued for the senders' passes: counted by the sending threads without synchronisation, a hint
+     * that only times the batches (a lost count moves a pass by one entry).
+     */
+    private int streamQueued;
+    /** The frame bytes of those entries' first messages (a run's later ones are not counted): the same kind of hint. */
+    private int streamBytes;
+    /** A stream entry queued for the senders' passes may be unwritten; cleared as a pass starts. Any thread. */
+    volatile boolean streamUnwritten;
+
     /** A pass on the connection's I/O thread, as when no application thread transmits. */
     void transmitOnIoThread() {
         PathConnection pc = current;
@@ -299,6 +345,7 @@ public final class ConnectionPath {
 
     /** Holding the connection's flag in an application thread: this path's pass, written in this thread. */
     void transmitInCaller() {
+        streamUnwritten = false;                      // before the pass takes the inbox: a later push sets it again
         PathConnection pc = current;
         if (state == PathState.UP && pc != null) {
             pc.transmitInCaller();

@@ -137,6 +137,12 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
         return tc != null && tc.requestTransmitAfter(delayNanos);
     }
 
+    /** {@link TransportConnection#requestTransmitWithin}; any thread. */
+    boolean requestTransmitWithin(long delayNanos) {
+        TransportConnection tc = transport;
+        return tc != null && tc.requestTransmitWithin(delayNanos);
+    }
+
     /**
      * How long the message in progress has been arriving, 0 if none is.
      *
@@ -475,6 +481,9 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
     public void transmit(FrameSink sink) {
         boolean acquired = path.connection().enter();
         try {
+            if (path.streamUnwritten) {
+                path.streamUnwritten = false;       // this pass writes what a stream's senders left (backstop)
+            }
             path.transmitter().transmit(this, sink);
         } finally {
             try {

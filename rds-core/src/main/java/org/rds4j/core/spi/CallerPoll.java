@@ -6,12 +6,15 @@ package org.rds4j.core.spi;
  */
 public enum CallerPoll {
     /**
-     * A busy-polling receive whose socket this path delivered to last, or under tcp.callerIo one yielding for a reply.
-     * The first such poll hands the path's reading to callers: the transport stops reading it on its I/O thread
-     * first, so no byte is read by two threads.
+     * A busy-polling receive whose socket this path delivered to last, a busy-polling send waiting for budget on this
+     * path, or under tcp.callerIo a receive yielding for a reply. The first such poll hands the path's reading to
+     * callers: the transport stops reading it on its I/O thread first, so no byte is read by two threads.
      */
     READER,
-    /** A blocking send waiting for budget: reads the acknowledgements only if callers read the path already. */
+    /**
+     * Under tcp.callerIo, a blocking send yielding for budget: reads the acknowledgements only if callers read the
+     * path already.
+     */
     BUDGET,
     /**
      * The path's maintenance turn, on the I/O thread holding the connection: if no reader polled since the last turn,

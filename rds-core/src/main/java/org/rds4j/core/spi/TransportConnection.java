@@ -67,6 +67,20 @@ public interface TransportConnection {
     }
 
     /**
+     * Asks for a call of {@link ConnectionHandler#transmit} on the connection's I/O thread within {@code delayNanos},
+     * from any thread: the backstop for messages an application thread queued to write itself later, under
+     * busy-poll a stream's, which its sender writes in batches. While one such deadline is pending, further calls
+     * change nothing. A pass that finds everything written costs little.
+     *
+     * @param delayNanos how long the pass may wait, at most; the core asks for a few hundred microseconds
+     * @return {@code true} if the pass will come; {@code false} if the transport does not delay passes, and the core
+     *         asks for one at once
+     */
+    default boolean requestTransmitWithin(long delayNanos) {
+        return false;
+    }
+
+    /**
      * Stops or resumes reading from this connection; thread-safe and idempotent, the last call wins. While reading
      * is stopped the transport hands the core no bytes (a call of {@link ConnectionHandler#onBytes} already under
      * way finishes) and the peer is pushed back by the transport's own flow control (for TCP: the receive window

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SSLException;
@@ -181,6 +182,47 @@ final class TcpConnection extends ChannelDuplexHandler
             d.add(deferredTransmitTask, System.nanoTime() + delayNanos);
         }
         return true;
+    }
+
+    /**
+     * A deadline of {@link #requestTransmitWithin} is set on the event loop, or on its way there: raised by the first
+     * request, lowered when the deadline's pass is queued, so that a stream's senders hand the loop one task per
+     * deadline, not one per message.
+     */
+    private final AtomicBoolean backstopArmed = new AtomicBoolean();
+    private volatile long backstopNanos;
+    private final Runnable armBackstop = this::armBackstop;
+    private final Runnable backstopDue = this::backstopDue;
+
+    /** Any thread: the event loop keeps the deadline with its others ({@link DeferredTransmits}). */
+    @Override
+    public boolean requestTransmitWithin(long delayNanos) {
+        if (backstopArmed.get() || !backstopArmed.compareAndSet(false, true)) {
+            return true;                            // a deadline is set or on its way: its pass takes this too
+        }
+        backstopNanos = delayNanos;
+        onLoop(armBackstop);
+        return true;
+    }
+
+    /**
+     * On the event loop: the backstop's deadline, a task of its own among the loop's deadlines (not riding on an
+     * acknowledgement's, which may be later), or a pass now if the loop keeps no deadlines.
+     */
+    private void armBackstop() {
+        DeferredTransmits d = DeferredTransmits.ofThisThread();
+        if (d == null) {
+            backstopArmed.set(false);
+            requestTransmit();
+            return;
+        }
+        d.add(backstopDue, System.nanoTime() + backstopNanos);
+    }
+
+    /** The backstop's deadline came. On the event loop. */
+    private void backstopDue() {
+        backstopArmed.set(false);                   // before the pass: what is queued after this arms anew
+        requestTransmit();
     }
 
     /** The deadline of {@link #requestTransmitAfter} came. On the event loop. */

@@ -116,6 +116,78 @@ class CallerIoTest {
     }
 
     /**
+     * A one-way stream: its sender writes it in batches in its own thread, and the reader reads its lane, so neither
+     * I/O thread carries it (docs/threading.md). Every message arrives once, in order, through budget waits (the
+     * default send buffer holds about 1,600 of them) in which the waiting sender reads the acknowledgements itself.
+     */
+    @Test
+    void aStreamIsWrittenByItsSender() throws Exception {
+        int port = TcpHosts.freePort();
+        RdsStack sa = stack("stream-a", "127.0.0.1", port);
+        RdsStack sb = stack("stream-b", "127.0.0.2", port);
+        RdsSocket a = socket(sa, "127.0.0.1");
+        RdsSocket b = socket(sb, "127.0.0.2");
+        int n = 20_000;
+        CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
+            ByteBuffer in = ByteBuffer.allocateDirect(64);
+            RdsMessageInfo info = new RdsMessageInfo();
+            try {
+                for (int i = 0; i < n; i++) {
+                    in.clear();
+                    assertEquals(64, b.receive(in, info, 0));
+                    assertEquals(i, in.getInt(0), "message " + i);
+                    assertEquals(~i, in.getInt(60), "the end of message " + i);
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        long passesBefore = counter(sa, "caller_passes");
+        ByteBuffer out = ByteBuffer.allocateDirect(64);
+        for (int i = 0; i < n; i++) {
+            out.clear();
+            out.putInt(0, i).putInt(60, ~i);
+            a.send(out, b.localAddress());
+        }
+        reader.get(60, TimeUnit.SECONDS);
+        long passes = counter(sa, "caller_passes") - passesBefore;
+        assertTrue(passes >= 20, "the sender wrote its stream in passes of its own: " + passes + " for " + n
+                + " messages");
+    }
+
+    /**
+     * What a stream's sender leaves queued when it stops, and neither sends nor polls again, the I/O thread writes
+     * within its backstop: the last messages do not wait for the sender's next call.
+     */
+    @Test
+    void aStreamsLastMessagesLeaveWithoutTheirSender() throws Exception {
+        int port = TcpHosts.freePort();
+        RdsStack sa = stack("tail-a", "127.0.0.1", port);
+        RdsStack sb = stack("tail-b", "127.0.0.2", port);
+        RdsSocket a = socket(sa, "127.0.0.1");
+        RdsSocket b = socket(sb, "127.0.0.2");
+        b.setOption(RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(10));
+        ByteBuffer buf = ByteBuffer.allocateDirect(64);
+        RdsMessageInfo info = new RdsMessageInfo();
+        // A round trip first: the path is up, and the first send after a's receive is a reply, written at once.
+        a.send(buf.clear(), b.localAddress());
+        b.receive(buf.clear(), info, 0);
+        b.send(buf.clear(), a.localAddress());
+        a.receive(buf.clear(), info, 0);
+        int n = 3;
+        for (int i = 0; i < n; i++) {
+            buf.clear().putInt(0, i);
+            a.send(buf, b.localAddress());
+        }
+        // From here on nothing calls a or its stack: b's receives are on b's stack alone.
+        for (int i = 0; i < n; i++) {
+            buf.clear();
+            assertEquals(64, b.receive(buf, info, 0), "message " + i);
+            assertEquals(i, buf.getInt(0), "message " + i);
+        }
+    }
+
+    /**
      * A stream of requests, each answered, with a send buffer too small for the replies in flight: the requester
      * keeps {@code depth} requests out, so replies are written while the socket is full, short writes hand their rest
      * to the I/O thread, and messages of every size meet in one stream. Everything comes back once, in order.

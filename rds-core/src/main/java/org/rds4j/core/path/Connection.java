@@ -394,7 +394,10 @@ public final class Connection implements SendTarget {
 
     /** Whether application threads may do this connection's socket I/O; fixed for the connection's life. */
     private final boolean callerIo;
-    /** Caller I/O under busy-poll: a stream's senders write it ({@link ConnectionPath#enqueue}). */
+    /**
+     * Caller I/O under busy-poll: readers poll their paths, and a stream's senders write it
+     * ({@link ConnectionPath#enqueue}).
+     */
     private final boolean streamsInCaller;
     /** The thread that holds the connection's state, or null; under caller I/O only. */
     private final AtomicReference<Thread> holder = new AtomicReference<>();
@@ -404,6 +407,11 @@ public final class Connection implements SendTarget {
     /** Whether application threads may read and write this connection's sockets themselves. */
     boolean callerIo() {
         return callerIo;
+    }
+
+    /** Caller I/O under busy-poll: readers poll their paths, and a stream's senders write it; fixed. */
+    boolean streamsInCaller() {
+        return streamsInCaller;
     }
 
     /**

@@ -72,8 +72,7 @@ public final class ConnectionPath {
         this.env = connection.env();
 
         this.acks = new Acknowledgements(env, connection.local(), this.connection + " path " + index,
-                connection.callerIo() && env.busyPoll());
-        this.streamsInCaller = connection.callerIo() && env.busyPoll();
+                connection.streamsInCaller());
         this.receiver = new PathReceiver(this, acks);
         this.pings = receiver.pings();
         this.queue = new SendQueue(connection.peer(), env.statistics());
@@ -198,7 +197,7 @@ public final class ConnectionPath {
             if (connection.callerIo() && m.length() <= CALLER_PASS_MAX && m.owner() != null
                     && m.owner().sendsInCaller()) {
                 connection.wantPass(this);                // a reply: its own pass, in this thread (decision 0031)
-            } else if (streamsInCaller && m.length() <= CALLER_PASS_MAX) {
+            } else if (connection.streamsInCaller() && m.length() <= CALLER_PASS_MAX) {
                 queuedForCaller(pc, m.length());
             } else {
                 pc.requestTransmit();
@@ -322,8 +321,6 @@ public final class ConnectionPath {
     static final int STREAM_BATCH_BYTES = 32 * 1024;
     /** The latest the I/O thread writes what a stream's sender left queued, if no thread that may write did. */
     static final long STREAM_BACKSTOP_NANOS = 200_000;
-    /** Whether a stream's sends go to the sending threads' passes: caller I/O under busy-poll. */
-    private final boolean streamsInCaller;
     /**
      * Stream entries queued for the senders' passes: counted by the sending threads without synchronisation, a hint
      * that only times the batches (a lost count moves a pass by one entry).

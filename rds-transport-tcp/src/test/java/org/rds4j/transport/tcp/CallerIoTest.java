@@ -61,6 +61,17 @@ class CallerIoTest {
         return s;
     }
 
+    /** Two stacks, 127.0.0.1 and 127.0.0.2 on one free TCP port, with a socket on each. */
+    private record Pair(RdsStack stackA, RdsStack stackB, RdsSocket a, RdsSocket b) {
+    }
+
+    private Pair pair(String name) throws Exception {
+        int port = TcpHosts.freePort();
+        RdsStack sa = stack(name + "-a", "127.0.0.1", port);
+        RdsStack sb = stack(name + "-b", "127.0.0.2", port);
+        return new Pair(sa, sb, socket(sa, "127.0.0.1"), socket(sb, "127.0.0.2"));
+    }
+
     static long counter(RdsStack s, String name) {
         Map<String, Long> c = s.counters();
         return c.getOrDefault(name, 0L);
@@ -86,11 +97,9 @@ class CallerIoTest {
 
     @Test
     void roundTripsAreReadAndWrittenByTheApplicationThreads() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("caller-a", "127.0.0.1", port);
-        RdsStack sb = stack("caller-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1");
-        RdsSocket b = socket(sb, "127.0.0.2");
+        Pair p = pair("caller");
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         int n = 3000;
         CompletableFuture<Void> echo = echo(b, n, 64);
         ByteBuffer out = ByteBuffer.allocateDirect(64);
@@ -107,7 +116,7 @@ class CallerIoTest {
         }
         echo.get(60, TimeUnit.SECONDS);
         // Most round trips after the first few: each side's reader reads, and each reply is the sender's own pass.
-        for (RdsStack s : List.of(sa, sb)) {
+        for (RdsStack s : List.of(p.stackA(), p.stackB())) {
             assertTrue(counter(s, "caller_reads") > n / 2, s + " read in the application thread: "
                     + counter(s, "caller_reads") + " of " + n);
             assertTrue(counter(s, "caller_passes") > n / 2, s + " wrote in the application thread: "
@@ -122,11 +131,9 @@ class CallerIoTest {
      */
     @Test
     void aStreamIsWrittenByItsSender() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("stream-a", "127.0.0.1", port);
-        RdsStack sb = stack("stream-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1");
-        RdsSocket b = socket(sb, "127.0.0.2");
+        Pair p = pair("stream");
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         int n = 20_000;
         CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
             ByteBuffer in = ByteBuffer.allocateDirect(64);
@@ -142,7 +149,7 @@ class CallerIoTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        long passesBefore = counter(sa, "caller_passes");
+        long passesBefore = counter(p.stackA(), "caller_passes");
         ByteBuffer out = ByteBuffer.allocateDirect(64);
         for (int i = 0; i < n; i++) {
             out.clear();
@@ -150,7 +157,7 @@ class CallerIoTest {
             a.send(out, b.localAddress());
         }
         reader.get(60, TimeUnit.SECONDS);
-        long passes = counter(sa, "caller_passes") - passesBefore;
+        long passes = counter(p.stackA(), "caller_passes") - passesBefore;
         assertTrue(passes >= 20, "the sender wrote its stream in passes of its own: " + passes + " for " + n
                 + " messages");
     }
@@ -161,11 +168,9 @@ class CallerIoTest {
      */
     @Test
     void aStreamsLastMessagesLeaveWithoutTheirSender() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("tail-a", "127.0.0.1", port);
-        RdsStack sb = stack("tail-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1");
-        RdsSocket b = socket(sb, "127.0.0.2");
+        Pair p = pair("tail");
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         b.setOption(RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(10));
         ByteBuffer buf = ByteBuffer.allocateDirect(64);
         RdsMessageInfo info = new RdsMessageInfo();
@@ -194,11 +199,9 @@ class CallerIoTest {
      */
     @Test
     void shortWritesAndStreamsKeepTheOrder() throws Exception {
-        int port = TcpHosts.freePort();
-        RdsStack sa = stack("caller-a", "127.0.0.1", port);
-        RdsStack sb = stack("caller-b", "127.0.0.2", port);
-        RdsSocket a = socket(sa, "127.0.0.1");
-        RdsSocket b = socket(sb, "127.0.0.2");
+        Pair p = pair("caller");
+        RdsSocket a = p.a();
+        RdsSocket b = p.b();
         int max = 48 * 1024;
         a.setOption(RdsSocketOptions.SO_SNDBUF, 4 * max);
         b.setOption(RdsSocketOptions.SO_SNDBUF, 4 * max);
@@ -223,7 +226,7 @@ class CallerIoTest {
             check(in, got, len);
         }
         echo.get(60, TimeUnit.SECONDS);
-        assertTrue(counter(sb, "caller_passes") > 0, "the echoing side wrote replies itself");
+        assertTrue(counter(p.stackB(), "caller_passes") > 0, "the echoing side wrote replies itself");
     }
 
     /** Sizes from 1 byte to {@code max}, mostly small. */

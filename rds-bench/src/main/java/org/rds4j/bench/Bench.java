@@ -63,6 +63,7 @@ final class Bench {
                         ThreadCpuMeter.describe(runner.lastThreadCpu(), r.nanos(), r.messages(), r.cpuNanos())
                                 .forEach(progress::println);
                         AllocationMeter.describe(runner.lastThreadAllocation(), r.messages()).forEach(progress::println);
+                        CounterDeltas.describe(runner.lastCounters(), r.messages()).forEach(progress::println);
                     }
                     progress.flush();
                 }

@@ -70,6 +70,8 @@ final class CellRunner {
     private List<ThreadCpuMeter.ThreadCpu> lastThreadCpu = List.of();
     /** What each thread allocated in the last cell's throughput phase ({@code --threads}); empty if it did not run. */
     private List<AllocationMeter.ThreadBytes> lastThreadAllocation = List.of();
+    /** How the link's own counters moved in the last cell's throughput phase ({@code --threads}); empty if none. */
+    private List<CounterDeltas.Delta> lastCounters = List.of();
 
     CellRunner(Settings settings) {
         this(settings, null);
@@ -83,6 +85,7 @@ final class CellRunner {
     CellResult run(Contender contender, int size) {
         lastThreadCpu = List.of();
         lastThreadAllocation = List.of();
+        lastCounters = List.of();
         try {
             return measure(contender, size);
         } catch (CellFailure e) {
@@ -120,6 +123,8 @@ final class CellRunner {
             long n = warmUpThroughput(phases, throughput, seq, size);
             place(link, a, b);                  // again: threads a link starts on its first message exist now
             settle();
+            Map<String, Long> countersA0 = link.counters(true);                       // allocate: outside too
+            Map<String, Long> countersB0 = link.counters(false);
             Map<Long, ThreadCpuMeter.ThreadCpu> threads0 = ThreadCpuMeter.snapshot();   // allocates: outside
             Map<Long, Long> alloc0 = AllocationMeter.snapshot();
             long cpu0 = CpuMeter.processCpuNanos();
@@ -129,6 +134,10 @@ final class CellRunner {
             Map<Long, ThreadCpuMeter.ThreadCpu> threads1 = ThreadCpuMeter.snapshot();
             lastThreadCpu = ThreadCpuMeter.between(threads0, threads1);
             lastThreadAllocation = AllocationMeter.byThread(alloc0, alloc1, threads1);
+            List<CounterDeltas.Delta> counters = new ArrayList<>(
+                    CounterDeltas.between(true, countersA0, link.counters(true)));
+            counters.addAll(CounterDeltas.between(false, countersB0, link.counters(false)));
+            lastCounters = counters;
             long allocated = AllocationMeter.supported() ? AllocationMeter.allocatedBetween(alloc0, alloc1) : -1;
             long cpu = cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0;
 
@@ -167,6 +176,16 @@ final class CellRunner {
      */
     List<AllocationMeter.ThreadBytes> lastThreadAllocation() {
         return lastThreadAllocation;
+    }
+
+    /**
+     * How the link's own counters moved in the throughput phase of the cell {@link #run} measured last.
+     *
+     * @return both sides' counters that moved; empty if the contender keeps none or the cell failed before the phase
+     *     ended
+     */
+    List<CounterDeltas.Delta> lastCounters() {
+        return lastCounters;
     }
 
     /**

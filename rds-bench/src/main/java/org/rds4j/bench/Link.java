@@ -1,6 +1,7 @@
 package org.rds4j.bench;
 
 import java.io.IOException;
+import java.util.Map;
 
 /**
  * A connected pair of endpoints, as two hosts would hold them: {@link #a()} plays the sender (and the pinger),
@@ -46,6 +47,18 @@ public interface Link extends AutoCloseable {
      */
     default String threadPrefix(boolean sideA) {
         return null;
+    }
+
+    /**
+     * One side's own event counters, as the contender keeps them (an rds4j stack's {@code RdsStack.counters()}: the
+     * kernel's {@code rds-info -c} names and rds4j's own), which {@code --threads} shows for the throughput phase.
+     * Empty for a contender without any.
+     *
+     * @param sideA true for {@link #a()}'s side, false for {@link #b()}'s
+     * @return a snapshot, name to count
+     */
+    default Map<String, Long> counters(boolean sideA) {
+        return Map.of();
     }
 
     /**

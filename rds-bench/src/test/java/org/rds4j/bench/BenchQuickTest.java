@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -87,6 +88,17 @@ class BenchQuickTest {
             int alloc = printed.indexOf("bytes allocated by thread in the throughput phase", end);
             int next = printed.indexOf("bench: run", end);
             assertTrue(alloc > end && (next < 0 || alloc < next), printed);
+            // And the stack counters that moved, for rds4j only: every message queued by side A, delivered by B.
+            String cell = printed.substring(at, next < 0 ? printed.length() : next);
+            int counters = cell.indexOf("counters that moved in the throughput phase");
+            if (contender.startsWith("rds4j")) {
+                String quick = String.format(Locale.ROOT, "%,d", Settings.QUICK_COUNT);
+                assertTrue(counters > 0, printed);
+                assertTrue(cell.matches("(?s).*\\n    a send_queued +" + quick + " +1\\.0000\\n.*"), cell);
+                assertTrue(cell.matches("(?s).*\\n    b recv_delivered +" + quick + " +1\\.0000\\n.*"), cell);
+            } else {
+                assertTrue(counters < 0, cell);
+            }
         }
     }
 }

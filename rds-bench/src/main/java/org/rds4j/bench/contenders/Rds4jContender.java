@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.rds4j.EaddrinuseException;
 import org.rds4j.RdsSocket;
@@ -279,6 +280,11 @@ public final class Rds4jContender implements Contender {
         public String threadPrefix(boolean sideA) {
             // I/O and timer threads, and a loop of the stack's own; the loopback thread stacks share has no side
             return "rds4j-" + (sideA ? stackA : stackB).config().name() + "-";
+        }
+
+        @Override
+        public Map<String, Long> counters(boolean sideA) {
+            return (sideA ? stackA : stackB).counters();
         }
 
         @Override

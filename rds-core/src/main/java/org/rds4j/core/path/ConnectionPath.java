@@ -328,7 +328,10 @@ public final class ConnectionPath {
     private int streamQueued;
     /** The frame bytes of those entries' first messages (a run's later ones are not counted): the same kind of hint. */
     private int streamBytes;
-    /** A stream entry queued for the senders' passes may be unwritten; cleared as a pass starts. Any thread. */
+    /**
+     * A stream entry queued for the senders' passes may be unwritten; set by the sending threads, cleared as any pass
+     * starts ({@link PathTransmitter#transmit}, the I/O thread's or a caller's), before it takes the inbox in.
+     */
     volatile boolean streamUnwritten;
 
     /** A pass on the connection's I/O thread, as when no application thread transmits. */
@@ -342,7 +345,6 @@ public final class ConnectionPath {
 
     /** Holding the connection's flag in an application thread: this path's pass, written in this thread. */
     void transmitInCaller() {
-        streamUnwritten = false;                      // before the pass takes the inbox: a later push sets it again
         PathConnection pc = current;
         if (state == PathState.UP && pc != null) {
             pc.transmitInCaller();

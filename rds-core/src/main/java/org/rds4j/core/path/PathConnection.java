@@ -481,9 +481,6 @@ final class PathConnection implements ConnectionHandler, FrameDecoder.Listener, 
     public void transmit(FrameSink sink) {
         boolean acquired = path.connection().enter();
         try {
-            if (path.streamUnwritten) {
-                path.streamUnwritten = false;       // this pass writes what a stream's senders left (backstop)
-            }
             path.transmitter().transmit(this, sink);
         } finally {
             try {

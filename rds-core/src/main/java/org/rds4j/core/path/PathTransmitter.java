@@ -54,6 +54,9 @@ final class PathTransmitter {
      */
     void transmit(PathConnection pc, FrameSink sink) {
         assert connection.ownerOnly();
+        if (path.streamUnwritten) {
+            path.streamUnwritten = false;         // before the inbox is taken in: a later push sets it again
+        }
         if (pc != path.currentConnection() || path.state() != PathState.UP) {
             return;
         }

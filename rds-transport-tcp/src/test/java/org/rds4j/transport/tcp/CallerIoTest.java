@@ -3,9 +3,12 @@ package org.rds4j.transport.tcp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -145,8 +148,8 @@ class CallerIoTest {
                     assertEquals(i, in.getInt(0), "message " + i);
                     assertEquals(~i, in.getInt(60), "the end of message " + i);
                 }
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         long passesBefore = counter(p.stackA(), "caller_passes");
@@ -171,7 +174,7 @@ class CallerIoTest {
         Pair p = pair("tail");
         RdsSocket a = p.a();
         RdsSocket b = p.b();
-        b.setOption(RdsSocketOptions.SO_RCVTIMEO, java.time.Duration.ofSeconds(10));
+        b.setOption(RdsSocketOptions.SO_RCVTIMEO, Duration.ofSeconds(10));
         ByteBuffer buf = ByteBuffer.allocateDirect(64);
         RdsMessageInfo info = new RdsMessageInfo();
         // A round trip first: the path is up, and the first send after a's receive is a reply, written at once.

@@ -16,6 +16,8 @@ module org.rds4j.tools {
     requires java.management;
     requires java.management.rmi;
     requires jdk.attach;
+    // stress's warm-up: the process's CPU time, to tell the JIT compilers' and the collector's share.
+    requires jdk.management;
     // stress's round-trip histogram: an automatic module named after its jar, which names no module of its own (the
     // compiler warns about such names in published modules; the tools are not published).
     requires HdrHistogram;

@@ -53,7 +53,8 @@ final class StressCommand implements Command {
                 + "  --depth N        requests outstanding per socket (default 16)\n"
                 + "  --size BYTES     message size, 0.." + MAX_MESSAGE + " (default 64)\n"
                 + "  --duration S     measured seconds (default 10)\n"
-                + "  --warmup S       seconds before measuring (default 1)\n"
+                + "  --warmup S       seconds before measuring, at least (default 1): the warm-up goes on while the\n"
+                + "                   JVM's compilers and collector keep a tenth of a core busy, up to 10 times S\n"
                 + "  --port P         RDS port of socket pair 0 on both hosts; pair i uses P+i (default 4001,\n"
                 + "                   rds-stress's first task port); 0 binds every socket to a free port\n"
                 + NetOptions.USAGE
@@ -96,9 +97,9 @@ final class StressCommand implements Command {
                 Math.max(RdsStackConfig.DEFAULT_SOCKET_BUFFER, 2L * depth * Math.max(size, 64)));
 
         out.printf(Locale.ROOT, "stress: %d socket pairs %s <-> %s (%s), transport %s, tcp port %d, %d paths, "
-                        + "%d-byte messages, depth %d, %s measured after %s warmup%n", sockets, Endpoints.host(hostA),
+                        + "%d-byte messages, depth %d, %s measured after %s warmup%s%n", sockets, Endpoints.host(hostA),
                 Endpoints.host(hostB), ports(port, sockets), net.transport, net.tcpPort, net.paths, size, depth,
-                Format.seconds(duration), Format.seconds(warmup));
+                Format.seconds(duration), Format.seconds(warmup), warmup > 0 ? " or more" : "");
         out.flush();
 
         StressStats stats = new StressStats();
@@ -162,8 +163,7 @@ final class StressCommand implements Command {
             echoers.forEach(Thread::start);
             requesters.forEach(Thread::start);
             reporter.start();
-            // Waiting on the failure latch doubles as the timer: the first error ends the run at once.
-            if (warmup > 0 && stats.failed().await(warmup, TimeUnit.NANOSECONDS)) {
+            if (warmup > 0 && !warmUp(Warmup.ofThisJvm(warmup), stats, out)) {
                 return new Measurement(0, 0, 0, StressStats.emptyRoundTrips());
             }
             reporter.phase("");
@@ -180,6 +180,42 @@ final class StressCommand implements Command {
             stats.measuring(false);
             h1.subtract(h0);
             return new Measurement(t1 - t0, m1 - m0, b1 - b0, h1);
+        }
+    }
+
+    /**
+     * Runs the warm-up: its minimum, then on a second at a time while the JVM's own threads are busy ({@link Warmup}).
+     * Waiting on the failure latch doubles as the timer: the first error ends the run at once.
+     *
+     * @return false if a worker failed during it
+     */
+    private static boolean warmUp(Warmup warmup, StressStats stats, PrintStream out) throws InterruptedException {
+        long start = System.nanoTime();
+        long look = Math.min(Warmup.SLICE_NANOS, warmup.minNanos());
+        if (stats.failed().await(warmup.minNanos() - look, TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        while (true) {
+            long t0 = System.nanoTime();
+            long b0 = warmup.backgroundCpuNanos();
+            if (stats.failed().await(look, TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+            long b1 = warmup.backgroundCpuNanos();
+            long t1 = System.nanoTime();
+            long background = b0 < 0 || b1 < 0 ? -1 : b1 - b0;
+            long elapsed = t1 - start;
+            if (warmup.ends(elapsed, background, t1 - t0)) {
+                if (elapsed >= warmup.maxNanos() && background >= Warmup.QUIET_SHARE * (t1 - t0)) {
+                    out.printf(Locale.ROOT, "stress: warm-up ended at its bound of %s with the JVM's compilers and"
+                            + " collector still busy (%d %% of a core in its last second)%n",
+                            Format.seconds(elapsed), Math.round(100.0 * background / (t1 - t0)));
+                } else if (elapsed - look > warmup.minNanos()) {
+                    out.printf(Locale.ROOT, "stress: warm-up went on to %s, until the JVM's compilers and collector"
+                            + " used less than a tenth of a core for a second%n", Format.seconds(elapsed));
+                }
+                return true;
+            }
         }
     }
 

@@ -200,12 +200,13 @@ class EndToEndTest {
     @ValueSource(strings = {"loopback", "tcp"})
     void stressRunsCleanlyAndSummarizes(String transport) throws Exception {
         String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
-        ToolProcess stress = start("stress", "--duration", "2", "--warmup", "0", "--transport", transport,
+        ToolProcess stress = start("stress", "--duration", "2", "--warmup", "0.2", "--transport", transport,
                 "--tcp-port", tcpPort);
 
         assertEquals(0, stress.awaitExit(RUN), stress.describe());
         assertTrue(stress.stdout().get(0).startsWith("stress: 4 socket pairs 127.0.0.1 <-> 127.0.0.2 (ports 4001-4004),"
                 + " transport " + transport + ", tcp port " + tcpPort + ", 8 paths,"), stress.describe());
+        assertTrue(stress.stdout().get(0).endsWith(", 2.00 s measured after 0.20 s warmup or more"), stress.describe());
         Pattern summary = Pattern.compile("^stress: OK: [1-9]\\d* messages \\([1-9]\\d* round trips\\) .* "
                 + "rtt p50 \\d+ us p99 \\d+ us max \\d+ us, 0 errors$");
         assertTrue(stress.stdout().stream().anyMatch(l -> summary.matcher(l).matches()), stress.describe());

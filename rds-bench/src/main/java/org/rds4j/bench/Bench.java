@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.rds4j.tools.ThreadPlacement;
 
 /**
  * Runs the whole table (every size, every contender) as many times as asked, printing each run's table and, for

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.rds4j.tools.ThreadPlacement;
 
 /**
  * {@code rds4j bench}: the comparison table (see {@link Bench}), or with {@code --jmh} the JMH microbenchmarks of

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import org.rds4j.tools.ThreadPlacement;
 
 /**
  * Measures one cell: opens the contender's link, warms it up, measures throughput (with allocation and CPU) and then

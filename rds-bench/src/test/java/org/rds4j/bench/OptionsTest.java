@@ -1,7 +1,9 @@
 package org.rds4j.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,6 +26,12 @@ class OptionsTest {
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--fast"}));
         assertEquals(List.of("netty", "rds4j-tcp"),
                 BenchOptions.parse(new String[] {"--only", "netty,rds4j-tcp"}).only);
+    }
+
+    @Test
+    void pinOptionIsParsed() {
+        assertTrue(BenchOptions.parse(new String[] {"--pin", "--sizes", "64"}).pin);
+        assertFalse(BenchOptions.parse(new String[] {"--sizes", "64"}).pin);
     }
 
     @Test

@@ -32,6 +32,12 @@ final class StressCommand implements Command {
     private static final int MAX_PORT = 65535;
     /** How long the outstanding echoes may take once sending stops before they count as lost. */
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How long --pin waits for the first echo before it places the stacks' threads (they start with it). */
+    private static final long FIRST_ECHO_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final String STACK_A = "stress-a";
+    private static final String STACK_B = "stress-b";
+    private static final String REQUESTER_THREAD = "stress-request-";
+    private static final String ECHOER_THREAD = "stress-echo-";
 
     @Override
     public String name() {
@@ -55,6 +61,8 @@ final class StressCommand implements Command {
                 + "  --duration S     measured seconds (default 10)\n"
                 + "  --warmup S       seconds before measuring, at least (default 1): the warm-up goes on while the\n"
                 + "                   JVM's compilers and collector keep a tenth of a core busy, up to 10 times S\n"
+                + "  --pin            host A's threads (requesters, stack A's I/O and timer threads) on one CPU,\n"
+                + "                   host B's on another, through taskset (Linux, two CPUs)\n"
                 + "  --port P         RDS port of socket pair 0 on both hosts; pair i uses P+i (default 4001,\n"
                 + "                   rds-stress's first task port); 0 binds every socket to a free port\n"
                 + NetOptions.USAGE
@@ -71,7 +79,7 @@ final class StressCommand implements Command {
 
     @Override
     public Set<String> flagOptions() {
-        return Set.of();
+        return Set.of("pin");
     }
 
     @Override
@@ -89,6 +97,14 @@ final class StressCommand implements Command {
                     + ", or 0 for free ports");
         }
         NetOptions net = NetOptions.from(args);
+        ThreadPlacement placement = null;
+        if (args.flag("pin")) {
+            try {
+                placement = ThreadPlacement.onThisMachine();
+            } catch (IllegalStateException e) {
+                throw new ToolFailure(e.getMessage());
+            }
+        }
         InetAddress hostA = InetAddress.getByName("127.0.0.1");
         InetAddress hostB = InetAddress.getByName("127.0.0.2");
         // The window must fit in the receive budget (half of SO_RCVBUF's doubled value, i.e. the value set), or a
@@ -107,19 +123,19 @@ final class StressCommand implements Command {
         List<StressRequester> requesters = new ArrayList<>();
         List<Thread> requesterThreads = new ArrayList<>();
         List<Thread> echoerThreads = new ArrayList<>();
-        try (RdsStack a = net.createStack("stress-a", hostA);
-             RdsStack b = net.createStack("stress-b", hostB)) {
+        try (RdsStack a = net.createStack(STACK_A, hostA);
+             RdsStack b = net.createStack(STACK_B, hostB)) {
             for (int i = 0; i < sockets; i++) {
                 int pairPort = port == 0 ? 0 : port + i;
                 RdsSocket sa = open(net, a, hostA, pairPort, buffer, opened);
                 RdsSocket sb = open(net, b, hostB, pairPort, buffer, opened);
                 StressRequester r = new StressRequester(sa, sb.localAddress(), depth, size, stats);
                 requesters.add(r);
-                requesterThreads.add(daemon(new Thread(r, "stress-request-" + i)));
+                requesterThreads.add(daemon(new Thread(r, REQUESTER_THREAD + i)));
                 echoerThreads.add(daemon(new Thread(new StressEchoer(sb, sa.localAddress(), size, stats),
-                        "stress-echo-" + i)));
+                        ECHOER_THREAD + i)));
             }
-            Measurement m = measure(stats, warmup, duration, out, echoerThreads, requesterThreads);
+            Measurement m = measure(stats, warmup, duration, out, echoerThreads, requesterThreads, placement);
             drain(requesters, requesterThreads, opened);
             // Every echo is back (or counted lost): closing the echo sockets now drops nothing.
             closeAll(opened);
@@ -157,12 +173,20 @@ final class StressCommand implements Command {
     }
 
     private static Measurement measure(StressStats stats, long warmup, long duration, PrintStream out,
-            List<Thread> echoers, List<Thread> requesters) throws InterruptedException {
+            List<Thread> echoers, List<Thread> requesters, ThreadPlacement placement) throws InterruptedException {
         try (RateReporter reporter = new RateReporter(out, stats::messages, stats::bytes, stats::roundTrips)) {
             reporter.phase(warmup > 0 ? "warmup" : "");
             echoers.forEach(Thread::start);
             requesters.forEach(Thread::start);
             reporter.start();
+            if (placement != null) {
+                place(placement);
+                // A stack starts its I/O threads with its first connection: placed once an echo shows both are up.
+                stats.awaitFirstRoundTrip(FIRST_ECHO_NANOS);
+                place(placement);
+                out.printf(Locale.ROOT, "stress: host A's threads (requesters, stack A's) pinned to CPU %d, host B's"
+                        + " (echoers, stack B's) to CPU %d%n", placement.cpu(true), placement.cpu(false));
+            }
             if (warmup > 0 && !warmUp(Warmup.ofThisJvm(warmup), stats, out)) {
                 return new Measurement(0, 0, 0, StressStats.emptyRoundTrips());
             }
@@ -181,6 +205,18 @@ final class StressCommand implements Command {
             h1.subtract(h0);
             return new Measurement(t1 - t0, m1 - m0, b1 - b0, h1);
         }
+    }
+
+    /**
+     * {@code --pin}: each host's threads on its CPU, the requesters and stack A's on the first, the echoers and stack
+     * B's on the second (the loopback thread the stacks share has no host and is left to the scheduler). Placing a
+     * thread twice does no harm.
+     */
+    private static void place(ThreadPlacement placement) {
+        placement.pinThreadsNamed(REQUESTER_THREAD, true);
+        placement.pinThreadsNamed("rds4j-" + STACK_A + "-", true);
+        placement.pinThreadsNamed(ECHOER_THREAD, false);
+        placement.pinThreadsNamed("rds4j-" + STACK_B + "-", false);
     }
 
     /**

@@ -32,6 +32,7 @@ final class StressStats {
     private final AtomicLong errors = new AtomicLong();
     private final ConcurrentLinkedQueue<String> details = new ConcurrentLinkedQueue<>();
     private final CountDownLatch failed = new CountDownLatch(1);
+    private final CountDownLatch firstRoundTrip = new CountDownLatch(1);
     /** Whether the warmup is over: only then do samples count towards the exact maximum. */
     private volatile boolean measuring;
 
@@ -43,6 +44,9 @@ final class StressStats {
 
     void roundTrip(long nanos) {
         roundTrips.recordValue(Math.max(0, Math.min(nanos, MAX_TRACKED_NANOS)));
+        if (firstRoundTrip.getCount() != 0) {
+            firstRoundTrip.countDown();
+        }
         if (measuring) {
             long max;
             while (nanos > (max = maxRoundTrip.get()) && !maxRoundTrip.compareAndSet(max, nanos)) {
@@ -94,6 +98,16 @@ final class StressStats {
 
     List<String> details() {
         return List.copyOf(details);
+    }
+
+    /**
+     * Waits for the first echo to come back, at most {@code nanos}: by then both stacks are connected and have started
+     * their I/O threads.
+     *
+     * @return whether one came back
+     */
+    boolean awaitFirstRoundTrip(long nanos) throws InterruptedException {
+        return firstRoundTrip.await(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Counted down on the first error, so that the run can stop early instead of waiting out its duration. */

@@ -4,10 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -210,5 +216,47 @@ class EndToEndTest {
         Pattern summary = Pattern.compile("^stress: OK: [1-9]\\d* messages \\([1-9]\\d* round trips\\) .* "
                 + "rtt p50 \\d+ us p99 \\d+ us max \\d+ us, 0 errors$");
         assertTrue(stress.stdout().stream().anyMatch(l -> summary.matcher(l).matches()), stress.describe());
+    }
+
+    /**
+     * {@code stress --pin}: once it says so, every thread of host A (requesters, stack A's) may run on the first CPU
+     * only and every thread of host B on the second, as the kernel reports each thread's {@code Cpus_allowed_list}.
+     * Skipped where threads cannot be placed (not Linux, no taskset, fewer than two CPUs).
+     */
+    @Test
+    void stressPinsEachHostsThreadsToACpuOfItsOwn() throws Exception {
+        ThreadPlacement placement;
+        try {
+            placement = ThreadPlacement.onThisMachine();
+        } catch (IllegalStateException e) {
+            assumeTrue(false, "placement not possible here: " + e.getMessage());
+            return;
+        }
+        String tcpPort = Integer.toString(ToolProcess.freeTcpPort());
+        ToolProcess stress = start("stress", "--pin", "--duration", "2", "--warmup", "0", "--tcp-port", tcpPort);
+        stress.awaitLine(l -> l.startsWith("stress: host A's threads"), STARTUP);
+
+        Map<String, List<String>> cpusByHost = new TreeMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/" + stress.pid() + "/task"))) {
+            for (Path task : tasks) {
+                String comm = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip();
+                String host = comm.startsWith("stress-request-") || comm.startsWith("rds4j-stress-a-") ? "A"
+                        : comm.startsWith("stress-echo-") || comm.startsWith("rds4j-stress-b-") ? "B" : null;
+                if (host != null) {
+                    String status = Files.readString(task.resolve("status"), StandardCharsets.US_ASCII);
+                    cpusByHost.computeIfAbsent(host, h -> new ArrayList<>())
+                            .add(comm + " " + ThreadPlacement.allowedCpus(status));
+                }
+            }
+        }
+        // Four application threads and at least the I/O and timer threads of its stack on each host.
+        for (String host : List.of("A", "B")) {
+            List<String> threads = cpusByHost.getOrDefault(host, List.of());
+            assertTrue(threads.size() >= 6, host + ": " + threads);
+            String cpu = "[" + placement.cpu(host.equals("A")) + "]";
+            assertTrue(threads.stream().allMatch(t -> t.endsWith(" " + cpu)), host + " on " + cpu + ": " + threads);
+        }
+        assertEquals(0, stress.awaitExit(RUN), stress.describe());
+        assertTrue(stress.stdout().stream().anyMatch(l -> l.startsWith("stress: OK:")), stress.describe());
     }
 }

@@ -1,4 +1,4 @@
-package org.rds4j.bench;
+package org.rds4j.tools;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,22 +11,23 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code --pin}: places each side of a cell on a core of its own, its harness threads with the threads its link runs
- * for that side (an rds4j stack's I/O, loop and timer threads, Netty's event loop), through {@code taskset} on Linux.
+ * {@code --pin} of {@code rds4j bench} and {@code rds4j stress}: places each side (a bench cell's sender or receiver
+ * side, or one of stress's two hosts) on a core of its own, its application threads with the threads its stack runs
+ * (an rds4j stack's I/O, loop and timer threads, Netty's event loop), through {@code taskset} on Linux.
  *
- * <p>Why: on a machine with few cores the scheduler moves a cell's threads about, and where they run sets much of
- * what a contender with more than one thread per side measures (docs/decisions/0012-thread-placement-is-the-applications.md: rds4j's 64-byte cell over TCP moved
- * 4.4 to 6.5 M msgs/s left to the scheduler, 7.0 to 8.3 M with each application thread on its stack's I/O thread's
- * core). Pinned, two runs of the same build agree within a few per cent, which is what an A/B comparison of a small
- * change needs. It measures the placement docs/threading.md recommends to applications, not the scheduler's: the
- * table's first line and the report's command say which it is.
+ * <p>Why: on a machine with few cores the scheduler moves the threads about, and where they run sets much of what a
+ * contender with more than one thread per side measures (docs/decisions/0012-thread-placement-is-the-applications.md:
+ * rds4j's 64-byte bench cell over TCP moved 4.4 to 6.5 M msgs/s left to the scheduler, 7.0 to 8.3 M with each
+ * application thread on its stack's I/O thread's core; docs/decisions/0050-stress-warms-up-until-the-jit-is-quiet.md
+ * for stress). Pinned, two runs of the same build agree within a few per cent, which is what an A/B comparison of a
+ * small change needs. It measures the placement docs/threading.md recommends to applications, not the scheduler's:
+ * the tools' first line and the bench report's command say which it is.
  *
  * <p>Java cannot set a thread's affinity itself, so this runs {@code taskset -p -c CPU TID} for each thread, found by
- * its name under {@code /proc/self/task} (a thread finds its own id through {@code /proc/thread-self}). Threads a
- * link has no side for (Aeron's shared media driver, the loopback thread both rds4j stacks share) are left to the
- * scheduler.
+ * its name under {@code /proc/self/task} (a thread finds its own id through {@code /proc/thread-self}). Threads with
+ * no side (Aeron's shared media driver, the loopback thread rds4j stacks share) are left to the scheduler.
  */
-final class ThreadPlacement {
+public final class ThreadPlacement {
     /** The kernel keeps 15 characters of a thread's name ({@code TASK_COMM_LEN}). */
     static final int COMM_LENGTH = 15;
     private static final long TASKSET_TIMEOUT_SECONDS = 10;
@@ -45,7 +46,7 @@ final class ThreadPlacement {
      *
      * @throws IllegalStateException with what is missing
      */
-    static ThreadPlacement onThisMachine() {
+    public static ThreadPlacement onThisMachine() {
         Path self = Path.of("/proc/thread-self");
         if (!Files.exists(self)) {
             throw new IllegalStateException("--pin needs Linux (/proc/thread-self is missing); run without --pin");
@@ -66,12 +67,12 @@ final class ThreadPlacement {
     }
 
     /** The CPU of side A (the sender and pinger), then of side B. */
-    int cpu(boolean sideA) {
+    public int cpu(boolean sideA) {
         return sideA ? cpuA : cpuB;
     }
 
     /** Places the calling thread on its side's CPU. */
-    void pinCallingThread(boolean sideA) {
+    public void pinCallingThread(boolean sideA) {
         pin(ownThreadId(), cpu(sideA));
     }
 
@@ -81,7 +82,7 @@ final class ThreadPlacement {
      * @param prefix a name prefix; only its first {@value #COMM_LENGTH} characters can be compared
      * @return how many threads were placed
      */
-    int pinThreadsNamed(String prefix, boolean sideA) {
+    public int pinThreadsNamed(String prefix, boolean sideA) {
         String p = prefix.length() > COMM_LENGTH ? prefix.substring(0, COMM_LENGTH) : prefix;
         int placed = 0;
         for (long tid : threadsNamed(p)) {
@@ -93,7 +94,7 @@ final class ThreadPlacement {
     }
 
     /** The ids of this process's threads whose kernel name starts with {@code prefix}. */
-    static List<Long> threadsNamed(String prefix) {
+    public static List<Long> threadsNamed(String prefix) {
         List<Long> ids = new ArrayList<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
             for (Path task : tasks) {
@@ -113,7 +114,7 @@ final class ThreadPlacement {
     }
 
     /** The calling thread's id as the kernel knows it (what {@code taskset -p} takes). */
-    static long ownThreadId() {
+    public static long ownThreadId() {
         try {
             Path target = Files.readSymbolicLink(Path.of("/proc/thread-self"));    // "PID/task/TID"
             return Long.parseLong(target.getFileName().toString());
@@ -123,7 +124,7 @@ final class ThreadPlacement {
     }
 
     /** The CPUs in a {@code /proc/PID/status} text's {@code Cpus_allowed_list} line, such as {@code 0-3,6}. */
-    static List<Integer> allowedCpus(String status) {
+    public static List<Integer> allowedCpus(String status) {
         for (String line : status.split("\n")) {
             if (line.startsWith("Cpus_allowed_list:")) {
                 List<Integer> cpus = new ArrayList<>();

@@ -1,4 +1,4 @@
-package org.rds4j.bench;
+package org.rds4j.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code --pin}: the CPU list parsing, and real placement through taskset where the machine allows it. */
+/** {@code --pin} of bench and stress: the CPU list parsing, and real placement through taskset where the machine allows it. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ThreadPlacementTest {
 
@@ -26,12 +26,6 @@ class ThreadPlacementTest {
         assertEquals(List.of(0, 1, 2, 3, 6), ThreadPlacement.allowedCpus(status));
         assertEquals(List.of(5), ThreadPlacement.allowedCpus("Cpus_allowed_list:\t5\n"));
         assertThrows(IllegalStateException.class, () -> ThreadPlacement.allowedCpus("Name:\tjava\n"));
-    }
-
-    @Test
-    void pinOptionIsParsed() {
-        assertTrue(BenchOptions.parse(new String[] {"--pin", "--sizes", "64"}).pin);
-        assertTrue(!BenchOptions.parse(new String[] {"--sizes", "64"}).pin);
     }
 
     /**

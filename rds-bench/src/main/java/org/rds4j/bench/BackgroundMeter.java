@@ -2,6 +2,7 @@ package org.rds4j.bench;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
+import org.rds4j.tools.JvmCpu;
 
 /**
  * The JVM's own work beside the contender's: its JIT compilers and its collector. A warm-up batch is quiet when the
@@ -38,13 +39,7 @@ final class BackgroundMeter {
     /** A reading now. Allocates (the thread ids): take it outside a measured phase. */
     static Reading read() {
         long compile = JIT != null && JIT.isCompilationTimeMonitoringSupported() ? JIT.getTotalCompilationTime() : -1;
-        return new Reading(compile, backgroundCpuNanos(), System.nanoTime());
-    }
-
-    private static long backgroundCpuNanos() {
-        long threads = ThreadCpuMeter.javaThreadsCpuNanos();
-        long process = CpuMeter.processCpuNanos();
-        return threads < 0 || process < 0 ? -1 : process - threads;
+        return new Reading(compile, JvmCpu.ownThreadsCpuNanos(), System.nanoTime());
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
+import org.rds4j.tools.JvmCpu;
 import org.rds4j.tools.ThreadPlacement;
 
 /**
@@ -128,9 +129,9 @@ final class CellRunner {
             Map<String, Long> countersB0 = link.counters(false);
             Map<Long, ThreadCpuMeter.ThreadCpu> threads0 = ThreadCpuMeter.snapshot();   // allocates: outside
             Map<Long, Long> alloc0 = AllocationMeter.snapshot();
-            long cpu0 = CpuMeter.processCpuNanos();
+            long cpu0 = JvmCpu.processCpuNanos();
             long nanos = runThroughput(phases, throughput, seq, n, size, "throughput");
-            long cpu1 = CpuMeter.processCpuNanos();
+            long cpu1 = JvmCpu.processCpuNanos();
             Map<Long, Long> alloc1 = AllocationMeter.snapshot();
             Map<Long, ThreadCpuMeter.ThreadCpu> threads1 = ThreadCpuMeter.snapshot();
             lastThreadCpu = ThreadCpuMeter.between(threads0, threads1);

@@ -19,8 +19,8 @@ import java.util.Map;
  * once after the phase, outside the allocation meter's window; a thread's share is the difference, or its whole time
  * if it was born within the phase. A thread that ends within the phase is not counted, as with {@link
  * AllocationMeter}. The JVM's own threads (the collector's, the JIT compilers', the VM thread) are not Java threads
- * and have no such counter: what the process's CPU time ({@link CpuMeter}) holds beyond the Java threads' sum is
- * theirs and that of threads that ended, and is printed as one line.
+ * and have no such counter: what the process's CPU time ({@link org.rds4j.tools.JvmCpu#processCpuNanos}) holds
+ * beyond the Java threads' sum is theirs and that of threads that ended, and is printed as one line.
  */
 final class ThreadCpuMeter {
     /** Threads below this share of a core are summed into one line. */
@@ -65,23 +65,6 @@ final class ThreadCpuMeter {
     }
 
     /**
-     * The CPU time of all live Java threads so far, summed, without their names: what {@link BackgroundMeter} takes
-     * from the process's CPU time to find the JVM's own threads'.
-     *
-     * @return CPU nanoseconds, user and system, or -1 if this JVM cannot tell
-     */
-    static long javaThreadsCpuNanos() {
-        if (!THREADS.isThreadCpuTimeSupported() || !THREADS.isThreadCpuTimeEnabled()) {
-            return -1;
-        }
-        long sum = 0;
-        for (long cpu : THREADS.getThreadCpuTime(THREADS.getAllThreadIds())) {
-            sum += Math.max(0, cpu);                // -1: the thread ended between the two calls
-        }
-        return sum;
-    }
-
-    /**
      * Each thread's CPU time between two snapshots, the busiest first; threads that used none are left out.
      *
      * @param before the snapshot taken before the phase
@@ -108,8 +91,9 @@ final class ThreadCpuMeter {
      * @param threads the phase's threads, from {@link #between}
      * @param phaseNanos the phase's wall time
      * @param messages the phase's messages
-     * @param processCpuNanos the process's CPU time in the phase ({@link CpuMeter}), or -1: what is more than the
-     *     Java threads' sum went to the JVM's own threads (the collector's, the JIT's), which are not Java threads,
+     * @param processCpuNanos the process's CPU time in the phase ({@link org.rds4j.tools.JvmCpu#processCpuNanos}), or
+     *     -1: what is more than the Java threads' sum went to the JVM's own threads (the collector's, the JIT's),
+     *     which are not Java threads,
      *     and to threads that ended
      * @return the lines, indented, without line ends
      */

@@ -18,10 +18,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Why: on a machine with few cores the scheduler moves the threads about, and where they run sets much of what a
  * contender with more than one thread per side measures (docs/decisions/0012-thread-placement-is-the-applications.md:
  * rds4j's 64-byte bench cell over TCP moved 4.4 to 6.5 M msgs/s left to the scheduler, 7.0 to 8.3 M with each
- * application thread on its stack's I/O thread's core; docs/decisions/0050-stress-warms-up-until-the-jit-is-quiet.md
- * for stress). Pinned, two runs of the same build agree within a few per cent, which is what an A/B comparison of a
- * small change needs. It measures the placement docs/threading.md recommends to applications, not the scheduler's:
- * the tools' first line and the bench report's command say which it is.
+ * application thread on its stack's I/O thread's core; for stress,
+ * docs/decisions/0052-stress-can-run-each-host-on-a-core-of-its-own.md). Pinned, two runs of the same build agree
+ * within a few per cent, which is what an A/B comparison of a small change needs. It measures the placement
+ * docs/threading.md recommends to applications, not the scheduler's: the tools' first line and the bench report's
+ * command say which it is.
  *
  * <p>Java cannot set a thread's affinity itself, so this runs {@code taskset -p -c CPU TID} for each thread, found by
  * its name under {@code /proc/self/task} (a thread finds its own id through {@code /proc/thread-self}). Threads with

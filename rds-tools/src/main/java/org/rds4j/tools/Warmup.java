@@ -1,6 +1,5 @@
 package org.rds4j.tools;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -12,9 +11,9 @@ import java.util.function.LongSupplier;
  * several seconds: a summary that counted those seconds would report the JIT's progress, not the stack's rate
  * (the benchmark's warm-up follows the same rule, decision 0020, and decision 0050 measured it for stress).
  *
- * <p>The JVM's own threads are not Java threads and have no CPU counter of their own, so their CPU is what the
- * process's CPU time holds beyond the sum of its live Java threads'. A Java thread that ends within a second moves its
- * time there too; stress starts all its threads before the warm-up and ends none during it.
+ * <p>The JVM's own threads' CPU is read as {@link JvmCpu} reads it, the process's beyond its live Java threads'. A
+ * Java thread that ends within a second moves its time there too; stress starts all its threads before the warm-up
+ * and ends none during it.
  */
 final class Warmup {
     /** The most of one core the JVM's own threads may use in the second that ends the warm-up. */
@@ -41,26 +40,7 @@ final class Warmup {
 
     /** The warm-up asked for, read from this JVM's own counters. */
     static Warmup ofThisJvm(long minNanos) {
-        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        LongSupplier process = os instanceof com.sun.management.OperatingSystemMXBean sun
-                ? sun::getProcessCpuTime : () -> -1;
-        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        LongSupplier javaThreads = () -> javaThreadsCpu(threads);
-        return new Warmup(minNanos, process, javaThreads);
-    }
-
-    private static long javaThreadsCpu(java.lang.management.ThreadMXBean threads) {
-        if (!threads.isThreadCpuTimeSupported() || !threads.isThreadCpuTimeEnabled()) {
-            return -1;
-        }
-        long sum = 0;
-        for (long id : threads.getAllThreadIds()) {
-            long cpu = threads.getThreadCpuTime(id);
-            if (cpu > 0) {
-                sum += cpu;
-            }
-        }
-        return sum;
+        return new Warmup(minNanos, JvmCpu::processCpuNanos, JvmCpu::javaThreadsCpuNanos);
     }
 
     /** The warm-up asked for. */
